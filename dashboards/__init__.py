@@ -1,0 +1,1 @@
+"""The Streamlit review app and its DuckDB repository."""

@@ -1,0 +1,1 @@
+"""Prefect flows that run on the phone machine, and the device drivers."""

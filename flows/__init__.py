@@ -1,0 +1,18 @@
+"""Prefect flows: one recording, a batch, the inbox scan, polish.
+
+Imported lazily so that `rlauto inspect` and friends do not pay Prefect's import cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["package_batch", "package_recording", "polish", "scan_inbox"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from flows import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(name)

@@ -1,0 +1,13 @@
+"""Command-line entry point `rlauto`."""
+
+from __future__ import annotations
+
+from flows.cli import inspect_cmd  # noqa: F401  (registers its command)
+from flows.cli.app import app
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,52 @@
+"""Evidence: what the recording shows, call by call, once classified and filtered."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rlauto_core.recording import Mode
+
+
+class EntityRef(BaseModel):
+    """An entity id a call touches: `key` is canonical camelCase (`channelId`), `value` the id."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    value: str
+
+
+class CallEvidence(BaseModel):
+    id: str
+    index: int
+    kind: Literal["http", "mcp"]
+    name: str
+    state_changing: bool
+    significant: bool
+    noise_category: str | None = None
+    entities: list[EntityRef] = Field(default_factory=list)
+    status: int | None = None
+    failed: bool = False
+
+
+class Evidence(BaseModel):
+    mode: Mode
+    calls: list[CallEvidence]
+    main_entity: EntityRef | None = None
+    noise_removed: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def state_changing(self) -> list[str]:
+        return [c.id for c in self.calls if c.state_changing and c.significant]
+
+    @property
+    def significant(self) -> list[CallEvidence]:
+        return [c for c in self.calls if c.significant]
+
+    def by_id(self, call_id: str) -> CallEvidence | None:
+        for call in self.calls:
+            if call.id == call_id:
+                return call
+        return None

@@ -1,0 +1,1 @@
+"""Prefect task wrappers around rlauto_core plus storage I/O."""

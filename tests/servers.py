@@ -1,0 +1,91 @@
+"""Real servers started by the tests on loopback: helpers shared by the conftest fixtures."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_http(url: str, timeout: float = 60.0, proc: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server for {url} exited with {proc.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError as exc:
+            last = exc
+        time.sleep(0.3)
+    raise TimeoutError(f"{url} not healthy after {timeout}s: {last}")
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+
+
+def prefect_env(api_url: str, home: Path) -> dict[str, str]:
+    """Environment for a process that talks to the test Prefect server."""
+    return {
+        "PREFECT_API_URL": api_url,
+        "PREFECT_HOME": str(home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+    }
+
+
+@contextmanager
+def prefect_server(
+    home: Path, database_url: str | None = None, extra_env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """Start `prefect server start` on a free loopback port; yield its API URL."""
+    port = free_port()
+    api_url = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, **prefect_env(api_url, home), **(extra_env or {})}
+    env.pop("PREFECT_API_URL")  # the server itself must not point at itself
+    if database_url:
+        env["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
+    else:
+        env["PREFECT_API_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{home}/prefect.db"
+    home.mkdir(parents=True, exist_ok=True)
+    log = (home / "server.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        wait_http(f"{api_url}/health", timeout=120, proc=proc)
+        yield api_url
+    finally:
+        stop_process(proc)
+        log.close()
