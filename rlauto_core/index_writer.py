@@ -1,0 +1,139 @@
+"""Appends rows to the parquet index (schema in `index_schema`): one new file per item per table.
+
+Append-only, never rewritten: a re-run adds files and readers keep the newest `finished_at`.
+"""
+
+from __future__ import annotations
+
+import io
+import uuid
+from datetime import UTC, datetime
+
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
+from pydantic import BaseModel, Field
+
+from rlauto_core.index_schema import (
+    ITEMS_DIR,
+    ITEMS_SCHEMA,
+    ITERATIONS_DIR,
+    ITERATIONS_SCHEMA,
+    REVIEWS_DIR,
+    REVIEWS_SCHEMA,
+)
+from rlauto_core.storage import Storage
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ItemRow(BaseModel):
+    """One row of `index/items`; field names are the schema's column names."""
+
+    job_id: str
+    item_id: str
+    source_name: str
+    source_sha256: str
+    options_hash: str
+    mode: str | None = None
+    rule_profile: str | None = None
+    analyzer: str | None = None
+    status: str
+    verdict: str | None = None
+    total_score: int | None = None
+    max_score: int = 12
+    iterations_used: int = 0
+    best_iteration: int | None = None
+    instruction: str | None = None
+    flag_codes: list[str] = Field(default_factory=list)
+    flags_json: str = "[]"
+    golden_full_marks: bool | None = None
+    empty_attempt_score: float | None = None
+    mutants_total: int | None = None
+    mutants_caught: int | None = None
+    tokens_prompt: int = 0
+    tokens_completion: int = 0
+    tokens_total: int = 0
+    duration_ms: float | None = None
+    package_path: str | None = None
+    output_zip_path: str | None = None
+    error: str | None = None
+    flow_run_id: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime = Field(default_factory=_now)
+
+
+class IterationRow(BaseModel):
+    """One row of `index/iterations`: the six scores of one iteration and where its files are."""
+
+    job_id: str
+    item_id: str
+    iteration: int
+    instruction_clarity: int | None = None
+    task_complexity: int | None = None
+    trajectory_task_alignment: int | None = None
+    rubric_coverage: int | None = None
+    checker_verifiability: int | None = None
+    evidence_grounding: int | None = None
+    total: int | None = None
+    verdict: str | None = None
+    judge_source: str | None = None
+    explanations_json: str = "{}"
+    rationale: str | None = None
+    flag_codes: list[str] = Field(default_factory=list)
+    tokens_prompt: int = 0
+    tokens_completion: int = 0
+    duration_ms: float | None = None
+    package_path: str | None = None
+    judge_path: str | None = None
+    evidence_path: str | None = None
+    memory_path: str | None = None
+    created_at: datetime = Field(default_factory=_now)
+
+
+class ReviewRow(BaseModel):
+    job_id: str
+    item_id: str
+    decision: str
+    comment: str = ""
+    reviewer: str = ""
+    created_at: datetime = Field(default_factory=_now)
+
+
+def _stamp() -> str:
+    return f"{_now().strftime('%Y%m%dT%H%M%S%fZ')}-{uuid.uuid4().hex[:8]}"
+
+
+def _parquet_bytes(rows: list[dict[str, object]], schema: pa.Schema) -> bytes:
+    table = pa.Table.from_pylist(rows, schema=schema)
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def append_item(storage: Storage, item: ItemRow, iterations: list[IterationRow]) -> list[str]:
+    """Write the item's row and its iterations' rows; returns the two new file paths."""
+    stamp = _stamp()
+    item_file = f"{ITEMS_DIR}/job={item.job_id}/{item.item_id}-{stamp}.parquet"
+    iter_file = f"{ITERATIONS_DIR}/job={item.job_id}/{item.item_id}-{stamp}.parquet"
+    # iterations first: a reader that sees the item row also sees its iterations
+    storage.write_bytes(iter_file, _parquet_bytes([r.model_dump() for r in iterations], ITERATIONS_SCHEMA))
+    storage.write_bytes(item_file, _parquet_bytes([item.model_dump()], ITEMS_SCHEMA))
+    return [item_file, iter_file]
+
+
+def append_review(storage: Storage, review: ReviewRow) -> str:
+    path = f"{REVIEWS_DIR}/{_stamp()}.parquet"
+    storage.write_bytes(path, _parquet_bytes([review.model_dump()], REVIEWS_SCHEMA))
+    return path
+
+
+def read_table(storage: Storage, directory: str, schema: pa.Schema) -> pa.Table:
+    """Every file of one index table as one arrow table (for tests and small tools)."""
+    tables = [
+        pq.read_table(io.BytesIO(storage.read_bytes(path)), schema=schema)
+        for path in storage.list(directory)
+        if path.endswith(".parquet")
+    ]
+    return pa.concat_tables(tables) if tables else schema.empty_table()

@@ -1,0 +1,275 @@
+"""Object storage behind one fsspec URL: `file://...` on a laptop, `s3://bucket/prefix` in a team.
+
+Every path given to a `Storage` is relative to its root and uses `/`. Writes are atomic: a temp
+name then a rename on a local disk, a single PUT on an object store, so a reader never sees half
+a file. Transient errors (the S3 server briefly down, a timeout) are retried with backoff; any
+other error surfaces at once. fsspec picks the backend from the URL's protocol, so this module
+never imports s3fs itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import fsspec  # type: ignore[import-untyped]
+from fsspec.spec import AbstractFileSystem  # type: ignore[import-untyped]
+
+T = TypeVar("T")
+
+# Literal backoff: ~20 s in all, longer than an S3 server restart, shorter than a user's patience.
+RETRY_DELAYS_SECONDS = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 4.0, 5.0)
+
+# Names of exception classes (anywhere in the MRO) that mean "try again", from botocore,
+# aiohttp, urllib3 and fsspec, matched by name so that this pure module imports none of them.
+_TRANSIENT_NAMES = frozenset(
+    {
+        "EndpointConnectionError",
+        "ConnectionClosedError",
+        "ConnectTimeoutError",
+        "ReadTimeoutError",
+        "HTTPClientError",
+        "ClientConnectorError",
+        "ClientOSError",
+        "ServerDisconnectedError",
+        "ClientPayloadError",
+        "IncompleteRead",
+        "FSTimeoutError",
+        "ResponseParserError",
+        "ProtocolError",
+    }
+)
+_TRANSIENT_ERRNOS = frozenset({errno.ECONNREFUSED, errno.ECONNRESET, errno.ETIMEDOUT, errno.EPIPE})
+# Messages s3fs/botocore use when a server answers 5xx or throttles.
+_TRANSIENT_TEXT = ("SlowDown", "ServiceUnavailable", "InternalError", "503", "502", "500 ")
+
+
+def is_transient_storage_error(exc: BaseException) -> bool:
+    """True when the same storage call may succeed if repeated in a moment."""
+    if isinstance(exc, (FileNotFoundError, FileExistsError, PermissionError, IsADirectoryError)):
+        return False
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return True
+    if isinstance(exc, OSError) and exc.errno in _TRANSIENT_ERRNOS:
+        return True
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(current).__mro__):
+            return True
+        if isinstance(current, OSError) and any(t in str(current) for t in _TRANSIENT_TEXT):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def with_storage_retry(
+    call: Callable[[], T],
+    *,
+    delays: tuple[float, ...] = RETRY_DELAYS_SECONDS,
+    on_retry: Callable[[BaseException, float], None] | None = None,
+) -> T:
+    """Run `call`, repeating it after each delay while it fails with a transient storage error."""
+    for delay in delays:
+        try:
+            return call()
+        except Exception as exc:
+            if not is_transient_storage_error(exc):
+                raise
+            if on_retry is not None:
+                on_retry(exc, delay)
+            time.sleep(delay)
+    return call()
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """What the pipeline needs from storage; paths are relative to the storage root."""
+
+    @property
+    def url(self) -> str: ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+    def write_bytes(self, path: str, data: bytes) -> None: ...
+
+    def create_exclusive(self, path: str, data: bytes) -> bool: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def list(self, prefix: str) -> list[str]: ...
+
+    def glob(self, pattern: str) -> builtins.list[str]: ...
+
+    def delete(self, path: str) -> None: ...
+
+    def full_path(self, path: str) -> str: ...
+
+
+class FsspecStorage:
+    """A `Storage` over any fsspec filesystem, rooted at `url`."""
+
+    def __init__(self, url: str, **storage_options: Any) -> None:
+        self._url = url.rstrip("/")
+        fs, root = fsspec.core.url_to_fs(self._url, **storage_options)
+        self.fs: AbstractFileSystem = fs
+        self.root = root.rstrip("/")
+        self._local = "file" in _protocols(fs)
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def full_path(self, path: str) -> str:
+        """The backend path (no protocol) of a storage-relative path."""
+        rel = path.strip("/")
+        if ".." in rel.split("/"):
+            raise ValueError(f"storage path must stay under the root: {path!r}")
+        return f"{self.root}/{rel}" if rel else self.root
+
+    def uri(self, path: str) -> str:
+        """The full URL of a storage-relative path, for people and for other tools."""
+        return f"{self._url}/{path.strip('/')}"
+
+    def read_bytes(self, path: str) -> bytes:
+        full = self.full_path(path)
+        return with_storage_retry(lambda: bytes(self.fs.cat_file(full)))
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        full = self.full_path(path)
+        if self._local:
+            with_storage_retry(lambda: _write_local_atomic(full, data))
+        else:
+            # one PUT: an object store never shows a half-written object
+            with_storage_retry(lambda: self.fs.pipe_file(full, data))
+
+    def create_exclusive(self, path: str, data: bytes) -> bool:
+        """Write `data` only if `path` does not exist yet; True when this call created it.
+
+        Used as a claim: of two racing callers exactly one gets True (O_EXCL on a local disk,
+        `If-None-Match: *` on S3).
+        """
+        full = self.full_path(path)
+        if self._local:
+            return with_storage_retry(lambda: _create_local_exclusive(full, data))
+
+        def put() -> bool:
+            try:
+                self.fs.pipe_file(full, data, mode="create")
+            except FileExistsError:
+                return False
+            except OSError as exc:
+                if "PreconditionFailed" in str(exc) or "412" in str(exc):
+                    return False
+                raise
+            return True
+
+        return with_storage_retry(put)
+
+    def exists(self, path: str) -> bool:
+        full = self.full_path(path)
+
+        def check() -> bool:
+            self.fs.invalidate_cache(full)
+            return bool(self.fs.exists(full))
+
+        return with_storage_retry(check)
+
+    def list(self, prefix: str) -> list[str]:
+        """Every file under `prefix` (recursively), as storage-relative paths, sorted."""
+        full = self.full_path(prefix)
+
+        def find() -> builtins.list[str]:
+            self.fs.invalidate_cache(full)
+            return [str(p) for p in self.fs.find(full)]
+
+        return sorted(self._relative(p) for p in with_storage_retry(find) if not _is_temp(p))
+
+    def glob(self, pattern: str) -> builtins.list[str]:
+        full = self.full_path(pattern)
+
+        def run() -> builtins.list[str]:
+            self.fs.invalidate_cache()
+            return [str(p) for p in self.fs.glob(full)]
+
+        return sorted(self._relative(p) for p in with_storage_retry(run) if not _is_temp(p))
+
+    def delete(self, path: str) -> None:
+        full = self.full_path(path)
+
+        def remove() -> None:
+            try:
+                self.fs.rm(full, recursive=True)
+            except FileNotFoundError:
+                return
+
+        with_storage_retry(remove)
+
+    def walk_files(self, prefix: str) -> Iterator[tuple[str, bytes]]:
+        for rel in self.list(prefix):
+            yield rel, self.read_bytes(rel)
+
+    def _relative(self, backend_path: str) -> str:
+        stripped = backend_path.rstrip("/")
+        root = self.root
+        if stripped.startswith(root + "/"):
+            return stripped[len(root) + 1 :]
+        return stripped.lstrip("/")
+
+    def __repr__(self) -> str:
+        return f"FsspecStorage({self._url!r})"
+
+
+def _is_temp(path: str) -> bool:
+    return path.endswith(".tmp")
+
+
+def _protocols(fs: AbstractFileSystem) -> tuple[str, ...]:
+    proto = fs.protocol
+    return (proto,) if isinstance(proto, str) else tuple(proto)
+
+
+def _write_local_atomic(full: str, data: bytes) -> None:
+    directory = os.path.dirname(full)
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(full)}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, full)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _create_local_exclusive(full: str, data: bytes) -> bool:
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    # write the content under a temp name first, then link it in: link() fails if the name exists,
+    # so the claim and its content appear together
+    tmp = f"{full}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    try:
+        os.link(tmp, full)
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+    return True
+
+
+def open_storage(url: str, **storage_options: Any) -> FsspecStorage:
+    """The storage at `url`; `file://` roots are created when missing."""
+    storage = FsspecStorage(url, **storage_options)
+    if storage._local:
+        os.makedirs(storage.root, exist_ok=True)
+    return storage

@@ -1,0 +1,146 @@
+"""Storage on a local folder and on S3 (moto's server on loopback) behaves the same."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from rlauto_core.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
+from rlauto_core.index_writer import ItemRow, IterationRow, append_item, read_table
+from rlauto_core.storage import FsspecStorage, is_transient_storage_error, open_storage
+from rlauto_core.storage_layout import batch_job_id, item_id, iteration_path, package_file_name
+from tests.orchestration.conftest import S3Server
+
+
+@pytest.fixture(params=["file", "s3"])
+def storage(request: pytest.FixtureRequest, tmp_path: Path) -> FsspecStorage:
+    if request.param == "file":
+        return open_storage((tmp_path / "store").as_uri())
+    return open_storage(request.getfixturevalue("s3_url"))
+
+
+def test_write_read_list_delete_round_trip(storage: FsspecStorage) -> None:
+    """Bytes written come back identical; listing is relative to the root; delete removes."""
+    storage.write_bytes("exports/j1/i1/evidence-iter-1.json", b'{"a": 1}')
+    storage.write_bytes("exports/j1/i1/output.zip", b"PK\x03\x04zip")
+    storage.write_bytes("uploads/j1/i1.zip", b"raw")
+    assert storage.read_bytes("exports/j1/i1/output.zip") == b"PK\x03\x04zip"
+    assert storage.exists("uploads/j1/i1.zip")
+    assert not storage.exists("uploads/j1/missing.zip")
+    assert storage.list("exports/j1") == [
+        "exports/j1/i1/evidence-iter-1.json",
+        "exports/j1/i1/output.zip",
+    ]
+    assert storage.glob("exports/j1/*/*.zip") == ["exports/j1/i1/output.zip"]
+    storage.delete("exports/j1")
+    assert storage.list("exports/j1") == []
+    with pytest.raises(FileNotFoundError):
+        storage.read_bytes("exports/j1/i1/output.zip")
+
+
+def test_overwrite_is_whole(storage: FsspecStorage) -> None:
+    """A reader racing a writer sees the old or the new content, never a mix."""
+    old, new = b"o" * 300_000, b"n" * 300_000
+    storage.write_bytes("x/blob.bin", old)
+    seen: set[bytes] = set()
+    stop = threading.Event()
+
+    def read_loop() -> None:
+        while not stop.is_set():
+            data = storage.read_bytes("x/blob.bin")
+            seen.add(data[:1] + data[-1:] + str(len(data)).encode())
+
+    reader = threading.Thread(target=read_loop)
+    reader.start()
+    for i in range(6):
+        storage.write_bytes("x/blob.bin", new if i % 2 == 0 else old)
+    stop.set()
+    reader.join()
+    assert seen <= {b"oo300000", b"nn300000"}
+    assert all(not p.endswith(".tmp") for p in storage.list("x"))
+
+
+def test_create_exclusive_has_one_winner(storage: FsspecStorage) -> None:
+    """Of many racing claims on one name exactly one wins, and its content is what is stored."""
+    with ThreadPoolExecutor(8) as pool:
+        wins = list(
+            pool.map(lambda n: storage.create_exclusive("claims/h/abc.json", str(n).encode()), range(8))
+        )
+    assert wins.count(True) == 1
+    assert storage.read_bytes("claims/h/abc.json") == str(wins.index(True)).encode()
+
+
+def test_path_may_not_escape_root(storage: FsspecStorage) -> None:
+    with pytest.raises(ValueError, match="under the root"):
+        storage.write_bytes("../outside.txt", b"x")
+
+
+def test_index_rows_append_and_read_back(storage: FsspecStorage) -> None:
+    """Each finished item adds files; nothing is rewritten; rows read back under the schema."""
+    row = ItemRow(
+        job_id="j",
+        item_id="i",
+        source_name="a.zip",
+        source_sha256="s",
+        options_hash="o",
+        status="completed",
+        verdict="PASS",
+        total_score=11,
+        flag_codes=["noise_tools_present"],
+    )
+    iters = [IterationRow(job_id="j", item_id="i", iteration=1, total=11, instruction_clarity=2)]
+    first = append_item(storage, row, iters)
+    second = append_item(storage, row.model_copy(update={"status": "failed"}), iters)
+    assert set(first).isdisjoint(second)
+    items = read_table(storage, ITEMS_DIR, ITEMS_SCHEMA)
+    assert sorted(items.column("status").to_pylist()) == ["completed", "failed"]
+    assert items.column("flag_codes").to_pylist()[0] == ["noise_tools_present"]
+    iterations = read_table(storage, ITERATIONS_DIR, ITERATIONS_SCHEMA)
+    assert iterations.column("instruction_clarity").to_pylist() == [2, 2]
+
+
+def test_s3_outage_mid_writes_is_retried_and_nothing_lost(s3_server: S3Server, s3_url: str) -> None:
+    """The S3 endpoint goes away for 3 s during a stream of writes: every write lands."""
+    storage = open_storage(s3_url)
+    storage.write_bytes("warm/up.txt", b"1")
+    written: list[str] = []
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            for n in range(30):
+                path = f"exports/j/i/snap-{n}.json"
+                storage.write_bytes(path, f'{{"n": {n}}}'.encode())
+                written.append(path)
+                time.sleep(0.1)
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    time.sleep(0.5)
+    s3_server.relay.outage(3.0)
+    thread.join(timeout=60)
+    assert not errors
+    assert len(written) == 30
+    assert storage.list("exports/j/i") == sorted(written)
+    assert storage.read_bytes("exports/j/i/snap-29.json") == b'{"n": 29}'
+
+
+def test_transient_classification() -> None:
+    assert is_transient_storage_error(ConnectionRefusedError())
+    assert is_transient_storage_error(TimeoutError())
+    assert not is_transient_storage_error(FileNotFoundError("x"))
+    assert not is_transient_storage_error(ValueError("bad"))
+
+
+def test_ids_are_stable_and_distinct() -> None:
+    assert item_id("sha", "opt") == item_id("sha", "opt")
+    assert item_id("sha", "opt") != item_id("sha", "opt2")
+    assert batch_job_id(["b", "a"]) == batch_job_id(["a", "b", "a"])
+    assert iteration_path("j", "i", "judge-result", 2) == "exports/j/i/judge-result-iter-2.json"
+    assert package_file_name("dir/rec_1.zip") == "rec_1.task-package.zip"
