@@ -1,0 +1,46 @@
+"""OpenAI-compatible model access: the `ModelClient` protocol, the httpx client, JSON answers."""
+
+from rlauto_core.llm.endpoints import EndpointConfig, normalize_base_url, resolve_endpoint
+from rlauto_core.llm.errors import (
+    ContextTooLongError,
+    InvalidAnswerError,
+    ModelError,
+    ModelNotConfiguredError,
+    PermanentModelError,
+    TransientModelError,
+    scrub,
+)
+from rlauto_core.llm.factory import ModelClients, analyzer_configured, http_client, open_clients
+from rlauto_core.llm.http_client import HttpModelClient
+from rlauto_core.llm.json_answers import JsonAnswer, extract_json, request_json
+from rlauto_core.llm.retry import RetryPolicy, parse_retry_after
+from rlauto_core.llm.types import Message, ModelClient, ModelReply, Role, TokenUsage, UsageLedger
+
+__all__ = [
+    "ContextTooLongError",
+    "EndpointConfig",
+    "HttpModelClient",
+    "InvalidAnswerError",
+    "JsonAnswer",
+    "Message",
+    "ModelClient",
+    "ModelClients",
+    "ModelError",
+    "ModelNotConfiguredError",
+    "ModelReply",
+    "PermanentModelError",
+    "RetryPolicy",
+    "Role",
+    "TokenUsage",
+    "TransientModelError",
+    "UsageLedger",
+    "analyzer_configured",
+    "extract_json",
+    "http_client",
+    "normalize_base_url",
+    "open_clients",
+    "parse_retry_after",
+    "request_json",
+    "resolve_endpoint",
+    "scrub",
+]
