@@ -72,9 +72,10 @@ class PassPolicy(BaseModel):
         if result.has_zeros:
             return False
         if self.strict_full_marks and self.ignore_task_complexity_for_full_marks:
-            return all(
-                s.score == 2 for s in result.scores if s.dimension is not Dimension.TASK_COMPLEXITY
-            ) and result.score_of(Dimension.TASK_COMPLEXITY) >= 1
+            return (
+                all(s.score == 2 for s in result.scores if s.dimension is not Dimension.TASK_COMPLEXITY)
+                and result.score_of(Dimension.TASK_COMPLEXITY) >= 1
+            )
         if self.strict_full_marks:
             return result.total == 12
         return result.total >= 10

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from rlauto_core.errors import RlautoError
+
+if TYPE_CHECKING:
+    from rlauto_core.settings import Settings
 
 app = typer.Typer(
     name="rlauto",
@@ -18,8 +21,27 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _root() -> None:
+    """Turn recordings of computer tasks into executable RL task packages."""
+
+
 def fail(error: RlautoError | str) -> NoReturn:
     """Print one line `error: <file>: <problem>` on stderr and exit 2, never a traceback."""
     message = str(error).replace("\n", " ")
     sys.stderr.write(f"error: {message}\n")
     raise typer.Exit(code=2)
+
+
+def load_settings() -> Settings:
+    """Settings from the environment and `.env`; a bad value exits 2 with one line naming it."""
+    from pydantic import ValidationError
+
+    from rlauto_core.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = ".".join(str(p) for p in first["loc"]).upper() or "settings"
+        fail(f"configuration: {name}: {first['msg']}")

@@ -1,0 +1,85 @@
+"""`rlauto inspect PATH`: what a recording holds, what the rules flag, what a model would see."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from flows.cli.app import app, fail, load_settings
+from rlauto_core.errors import RlautoError
+
+
+def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upload_mb: float) -> dict[str, Any]:
+    from rlauto_core.evidence import build_evidence, evidence_chars, full_evidence, slim_evidence
+    from rlauto_core.importers import import_path
+    from rlauto_core.rules import get_profile, run_rules
+
+    rule_profile = get_profile(profile)
+    recording = import_path(path, requested_mode=mode, max_upload_mb=max_upload_mb)
+    evidence = build_evidence(recording)
+    flags = run_rules(recording, evidence, rule_profile)
+    return {
+        "source": recording.source_name,
+        "mode": recording.mode.value,
+        "detected_mode": recording.detected_mode.value,
+        "rule_profile": rule_profile.name,
+        "instruction": recording.task.instruction,
+        "calls_total": len(evidence.calls),
+        "calls_significant": len(evidence.significant),
+        "state_changing": evidence.state_changing,
+        "main_entity": evidence.main_entity.model_dump() if evidence.main_entity else None,
+        "flags": [f.model_dump(include={"code", "message", "call_ids", "severity"}) for f in flags],
+        "noise_removed": evidence.noise_removed,
+        "slim_chars": evidence_chars(slim_evidence(recording, evidence)),
+        "full_chars": evidence_chars(full_evidence(recording, evidence)),
+        "files": [f.name for f in recording.files],
+    }
+
+
+@app.command("inspect")
+def inspect_command(
+    path: Annotated[Path, typer.Argument(help="A recording ZIP or a bare .har file.")],
+    mode: Annotated[str | None, typer.Option("--mode", help="Override mode detection: api or mcp.")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help="Rule profile (default echo-05061347).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Show a recording's calls, state changes, main entity, flags and evidence sizes."""
+    if mode is not None and mode not in ("api", "mcp"):
+        fail(f"--mode: must be 'api' or 'mcp', not {mode!r}")
+    try:
+        report = inspect_recording(path, mode, profile, load_settings().max_upload_mb)
+    except RlautoError as exc:
+        fail(exc)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    _print_report(report)
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(f"[bold]{report['source']}[/bold]  mode={report['mode']}  profile={report['rule_profile']}")
+    if report["instruction"]:
+        console.print(f"instruction: {report['instruction']}")
+    main = report["main_entity"]
+    console.print(
+        f"calls: {report['calls_total']} total, {report['calls_significant']} significant; "
+        f"state-changing: {', '.join(report['state_changing']) or 'none'}; "
+        f"main entity: {main['key'] + '=' + main['value'] if main else 'none'}"
+    )
+    if report["noise_removed"]:
+        console.print("noise removed: " + ", ".join(f"{k} {v}" for k, v in report["noise_removed"].items()))
+    console.print(f"evidence: slim {report['slim_chars']} chars, full {report['full_chars']} chars")
+    if report["flags"]:
+        table = Table("flag", "severity", "calls", "message")
+        for flag in report["flags"]:
+            table.add_row(flag["code"], flag["severity"], ", ".join(flag["call_ids"][:6]), flag["message"])
+        console.print(table)
+    else:
+        console.print("flags: none")

@@ -1,0 +1,70 @@
+"""Build the Evidence of a recording: classify, filter noise, find the main entity."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rlauto_core.evidence.classify import http_is_state_changing, tool_is_state_changing
+from rlauto_core.evidence.entities import http_entities, tool_entities
+from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
+from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
+from rlauto_core.recording import HttpCall, Recording
+
+
+def build_evidence(recording: Recording) -> Evidence:
+    calls: list[CallEvidence] = []
+    for index, call in enumerate(recording.calls):
+        if isinstance(call, HttpCall):
+            noise = http_noise_category(call)
+            calls.append(
+                CallEvidence(
+                    id=call.id,
+                    index=index,
+                    kind="http",
+                    name=call.name,
+                    state_changing=http_is_state_changing(call),
+                    significant=noise is None,
+                    noise_category=noise,
+                    entities=http_entities(call) if noise is None else [],
+                    status=call.status,
+                    failed=call.status is None or call.status >= 400,
+                )
+            )
+        else:
+            noise = mcp_noise_category(call)
+            calls.append(
+                CallEvidence(
+                    id=call.id,
+                    index=index,
+                    kind="mcp",
+                    name=call.tool,
+                    state_changing=tool_is_state_changing(call, recording.session),
+                    significant=noise is None,
+                    noise_category=noise,
+                    entities=tool_entities(call) if noise is None else [],
+                    failed=call.is_error or not call.answered,
+                )
+            )
+    removed = Counter(c.noise_category for c in calls if c.noise_category)
+    return Evidence(
+        mode=recording.mode,
+        calls=calls,
+        main_entity=main_entity(calls),
+        noise_removed=dict(sorted(removed.items())),
+    )
+
+
+def main_entity(calls: list[CallEvidence]) -> EntityRef | None:
+    """The entity most successful state-changing calls touch; ties go to the one seen first."""
+    writes = [c for c in calls if c.significant and c.state_changing and not c.failed] or [
+        c for c in calls if c.significant and c.state_changing
+    ]
+    counts: Counter[EntityRef] = Counter()
+    first_seen: dict[EntityRef, int] = {}
+    for call in writes:
+        for ref in set(call.entities):
+            counts[ref] += 1
+            first_seen.setdefault(ref, call.index)
+    if not counts:
+        return None
+    return min(counts, key=lambda ref: (-counts[ref], first_seen[ref], ref.key, ref.value))

@@ -1,0 +1,83 @@
+"""State-changing or read: by HTTP method (GraphQL and search POSTs are reads), by tool verb."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from rlauto_core.recording import HttpCall, Session, ToolCall
+
+WRITE_VERBS = frozenset(
+    ["create", "send", "post", "update", "edit", "delete", "remove", "add", "set", "mark", "invite", "kick", "ban", "unban", "pin", "unpin", "react", "unreact", "upload", "move", "assign", "unassign", "archive", "unarchive", "close", "reopen", "rename", "join", "leave", "reply", "share", "submit", "publish", "write", "insert", "put", "patch", "approve", "reject", "merge", "tag", "untag", "label", "transfer", "schedule", "cancel", "complete", "resolve", "star", "unstar", "follow", "unfollow", "subscribe", "unsubscribe", "mute", "unmute", "block", "unblock", "vote", "like", "unlike", "save", "store", "modify", "change", "replace", "upsert", "register", "enable", "disable", "grant", "revoke", "toggle", "clear", "reset", "restore", "duplicate", "copy", "forward", "attach", "detach", "link", "unlink", "import", "checkout", "purchase", "pay", "order", "book", "claim", "accept", "decline", "dismiss", "hide", "unhide", "lock", "unlock"]
+)  # fmt: skip
+READ_VERBS = frozenset(
+    ["get", "list", "search", "read", "fetch", "find", "query", "view", "show", "describe", "count", "check", "lookup", "download", "browse", "retrieve", "load", "peek", "inspect", "whoami", "stat", "status", "poll", "watch", "preview", "export", "summarize"]
+)  # fmt: skip
+_WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_READ_POST_SEGMENTS = frozenset({"search", "query", "lookup", "graphql-query", "_search", "batch_get", "preview"})
+_TOKEN_RE = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
+
+
+def name_tokens(name: str) -> list[str]:
+    """`discord_sendMessage` -> ["discord", "send", "message"]."""
+    words: list[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", name):
+        words.extend(t.lower() for t in _TOKEN_RE.findall(chunk))
+    return words
+
+
+def tool_is_state_changing(call: ToolCall, session: Session | None = None) -> bool:
+    hint = _annotation_hint(call, session)
+    if hint is not None:
+        return hint
+    for token in name_tokens(call.tool):
+        if token in WRITE_VERBS:
+            return True
+        if token in READ_VERBS:
+            return False
+    return False
+
+
+def _annotation_hint(call: ToolCall, session: Session | None) -> bool | None:
+    """MCP tool annotations (`readOnlyHint`) from the session's catalog win over name guessing."""
+    if session is None:
+        return None
+    for server in session.servers:
+        if call.server and server.name != call.server:
+            continue
+        for tool in server.tools:
+            if tool.name == call.tool:
+                annotations = (tool.model_extra or {}).get("annotations")
+                if isinstance(annotations, dict) and isinstance(annotations.get("readOnlyHint"), bool):
+                    return not annotations["readOnlyHint"]
+    return None
+
+
+def http_is_state_changing(call: HttpCall) -> bool:
+    method = call.method.upper()
+    if method not in _WRITE_METHODS:
+        return False
+    if method == "POST":
+        segments = [s for s in call.path.lower().split("/") if s]
+        if segments and segments[-1] in _READ_POST_SEGMENTS:
+            return False
+        if segments and segments[-1] == "graphql":
+            return _graphql_is_mutation(call.request_body)
+    return True
+
+
+def _graphql_is_mutation(body: str | None) -> bool:
+    if not body:
+        return True
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return "mutation" in body
+    operations = payload if isinstance(payload, list) else [payload]
+    for operation in operations:
+        query = operation.get("query") if isinstance(operation, dict) else None
+        if isinstance(query, str) and query.lstrip().startswith("mutation"):
+            return True
+        if isinstance(operation, dict) and "mutation" in str(operation.get("operationName", "")).lower():
+            return True
+    return not any(isinstance(op, dict) and "query" in op for op in operations)

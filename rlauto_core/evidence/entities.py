@@ -1,0 +1,117 @@
+"""Entity ids a call touches: from tool arguments, URL path segments and request bodies.
+
+Keys are canonical camelCase ending in `Id` (`channel_id`, `channelID`, `/channels/C01` all
+give `channelId`), so that the same entity reached by different routes compares equal.
+Response bodies are not read: ids the server invents are not the agent's choice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from typing import Any
+
+from rlauto_core.evidence.models import EntityRef
+from rlauto_core.recording import HttpCall, ToolCall
+
+_ID_KEY = re.compile(r"^(?P<stem>[A-Za-z][A-Za-z0-9]*?)[_-]?(id|Id|ID|ids|Ids|IDs)$")
+# Reference keys that hold ids without saying so.
+_ALIASES = {
+    "replyto": "messageId", "reply_to": "messageId", "thread_ts": "threadId", "threadts": "threadId",
+    "channel": "channelId", "guild": "guildId", "user": "userId", "users": "userId", "project": "projectId",
+    "issue": "issueId", "repo": "repoId", "team": "teamId", "board": "boardId", "workspace": "workspaceId",
+    "conversation": "conversationId",
+}  # fmt: skip
+# Path words that follow a collection without being an id of it.
+_NOT_IDS = frozenset(
+    ["me", "self", "current", "new", "edit", "search", "count", "unread", "read", "all", "settings", "config", "members", "labels", "status", "recent", "latest", "default", "bulk", "batch", "export", "import", "preview"]
+)  # fmt: skip
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")
+_VERSION = re.compile(r"^v\d+(\.\d+)?$")
+_IDISH = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:-]{0,80}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{9,}$")
+_ID_VALUE = re.compile(r"^[^\s]{1,100}$")
+_MAX_DEPTH = 3
+
+
+def canonical_key(key: str) -> str | None:
+    """`channel_id` -> `channelId`; keys that do not name an id give None."""
+    alias = _ALIASES.get(key.lower())
+    if alias:
+        return alias
+    match = _ID_KEY.match(key)
+    if not match or match.group("stem").lower() in {"", "request", "trace", "span", "correlation", "idempotency"}:
+        return None
+    stem = match.group("stem")
+    parts = [p for p in re.split(r"[_-]", stem) if p]
+    head, rest = parts[0], parts[1:]
+    head = head[0].lower() + head[1:]
+    return head + "".join(p[:1].upper() + p[1:] for p in rest) + "Id"
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _collect(value: Any, out: list[EntityRef], depth: int = 0) -> None:
+    if depth > _MAX_DEPTH or not isinstance(value, dict):
+        return
+    for key, item in value.items():
+        if not isinstance(key, str):
+            continue
+        canonical = canonical_key(key)
+        if canonical:
+            values = item if isinstance(item, list) else [item]
+            for single in values:
+                if isinstance(single, (str, int)) and not isinstance(single, bool) and _ID_VALUE.match(str(single)):
+                    out.append(EntityRef(key=canonical, value=str(single)))
+        elif isinstance(item, dict):
+            _collect(item, out, depth + 1)
+
+
+def _unique(refs: list[EntityRef]) -> list[EntityRef]:
+    seen: set[EntityRef] = set()
+    return [r for r in refs if not (r in seen or seen.add(r))]  # type: ignore[func-returns-value]
+
+
+def tool_entities(call: ToolCall) -> list[EntityRef]:
+    refs: list[EntityRef] = []
+    _collect(call.arguments, refs)
+    return _unique(refs)
+
+
+def path_entities(path: str) -> list[EntityRef]:
+    """`/api/v1/channels/C01/messages/M9` -> channelId=C01, messageId=M9."""
+    segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
+    refs: list[EntityRef] = []
+    for noun, value in itertools.pairwise(segments):
+        if not re.fullmatch(r"[A-Za-z][A-Za-z_-]*", noun) or value.lower() in _NOT_IDS:
+            continue
+        # an id has a digit; a slug (`projects/web`) counts after a plural collection noun
+        slug = noun.endswith("s") and _SLUG.match(value) is not None and not value.endswith("s")
+        if _IDISH.match(value) or slug:
+            refs.append(EntityRef(key=canonical_key(_singular(noun).replace("-", "_") + "_id") or noun, value=value))
+    return refs
+
+
+def http_entities(call: HttpCall) -> list[EntityRef]:
+    refs = path_entities(call.path)
+    for key, value in call.query:
+        canonical = canonical_key(key)
+        if canonical and value:
+            refs.append(EntityRef(key=canonical, value=value))
+    body = call.request_body
+    if body and call.request_body_encoding == "text" and body.lstrip()[:1] in ("{", "["):
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict):
+            _collect(payload, refs)
+    return _unique(refs)

@@ -1,0 +1,122 @@
+"""The significant-call filter: background calls the model should never see, by category.
+
+MCP names follow the seed's blacklist and are matched with server prefixes stripped
+(`discord_start_typing` is `start_typing`). HTTP noise is static assets, images, fonts,
+analytics beacons, preflights, 304s, websocket upgrades and page documents.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from rlauto_core.evidence.classify import name_tokens
+from rlauto_core.recording import HttpCall, ToolCall
+
+_MCP_EXACT: dict[str, str] = {
+    "login": "auth", "logout": "auth", "refresh_token": "auth", "get_session": "session", "whoami": "auth",
+    "get_current_user": "auth", "get_self": "auth", "get_me": "auth", "me": "auth", "auth_test": "auth",
+    "default_config": "config", "get_config": "config", "start_typing": "typing", "stop_typing": "typing",
+    "set_typing": "typing", "presence": "presence", "heartbeat": "heartbeat", "ping": "heartbeat",
+    "page_load": "telemetry", "page_view": "telemetry",
+}  # fmt: skip
+_MCP_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("get_pending_", "pending"), ("list_pending_", "pending"), ("telemetry_", "telemetry"),
+    ("init_", "bootstrap"), ("bootstrap_", "bootstrap"), ("auth_", "auth"), ("session_", "session"),
+)  # fmt: skip
+_MCP_TOKENS: dict[str, str] = {
+    "typing": "typing", "presence": "presence", "heartbeat": "heartbeat", "ping": "heartbeat",
+    "telemetry": "telemetry", "keepalive": "heartbeat",
+}  # fmt: skip
+
+
+def mcp_noise_category(call: ToolCall) -> str | None:
+    name = call.tool.lower()
+    tokens = [t for t in re.split(r"[^a-z0-9]+", name) if t]
+    # the raw name and the name with one or two prefix tokens (server names) removed
+    candidates = ["_".join(tokens[k:]) for k in range(min(3, len(tokens)))]
+    for candidate in candidates:
+        if candidate in _MCP_EXACT:
+            return _MCP_EXACT[candidate]
+        for prefix, category in _MCP_PREFIXES:
+            if candidate.startswith(prefix):
+                return category
+    for token in name_tokens(call.tool):
+        if token in _MCP_TOKENS:
+            return _MCP_TOKENS[token]
+    return None
+
+
+_STATIC_EXT = {"js", "mjs", "css", "map", "html", "htm"}
+_IMAGE_EXT = {"png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "avif", "bmp", "tif", "tiff"}
+_FONT_EXT = {"woff", "woff2", "ttf", "otf", "eot"}
+_MEDIA_EXT = {"mp4", "webm", "mp3", "ogg", "wav", "m3u8", "ts", "m4s"}
+_RESOURCE_TYPES = {
+    "script": "static", "stylesheet": "static", "document": "document", "image": "image", "img": "image",
+    "font": "font", "media": "media", "ping": "analytics", "beacon": "analytics", "websocket": "websocket",
+    "manifest": "static", "texttrack": "media", "csp_violation_report": "analytics", "favicon": "image",
+}  # fmt: skip
+_ANALYTICS_HOSTS = (
+    "google-analytics.com", "googletagmanager.com", "analytics.google.com", "doubleclick.net", "segment.io",
+    "segment.com", "mixpanel.com", "amplitude.com", "sentry.io", "datadoghq.com", "browser-intake",
+    "hotjar.com", "hotjar.io", "newrelic.com", "nr-data.net", "fullstory.com", "heapanalytics.com",
+    "posthog.com", "clarity.ms", "intercom.io", "facebook.com/tr", "bat.bing.com", "stats.g.doubleclick",
+    "rum.", "telemetry.", "analytics.", "metrics.", "events.launchdarkly",
+)  # fmt: skip
+_ANALYTICS_PATH = re.compile(
+    r"/(collect|beacon|track|tracking|telemetry|analytics|metrics|rum|pixel|log_event|logevent|"
+    r"event_batch|events/batch|v1/(t|p|i|batch)|g/collect|j/collect|sentry|envelope|cdn-cgi/rum|_vercel/insights)(/|$|\?)",
+    re.IGNORECASE,
+)
+# singular `event`/`insights` endpoints answered 202/204 are fire-and-forget beacons
+_BEACON_PATH = re.compile(r"/(event|insights/\w+|_vercel/insights/\w+|vitals|ingest)$", re.IGNORECASE)
+_AUTH_PATH = re.compile(
+    r"/(login|logout|signin|signout|oauth2?/token|token/refresh|refresh[-_]?token|auth/refresh|"
+    r"session/refresh|csrf|csrf-token|whoami|me)/?$",
+    re.IGNORECASE,
+)
+
+
+def http_noise_category(call: HttpCall) -> str | None:
+    method = call.method.upper()
+    if method == "OPTIONS":
+        return "preflight"
+    if call.status == 304:
+        return "not_modified"
+    url = call.url.lower()
+    if (
+        call.status == 101
+        or url.startswith(("ws://", "wss://"))
+        or (call.header("upgrade") or "").lower() == "websocket"
+    ):
+        return "websocket"
+    if url.startswith(("data:", "blob:", "chrome-extension:", "moz-extension:", "about:")):
+        return "browser_internal"
+    by_type = _RESOURCE_TYPES.get((call.resource_type or "").lower())
+    if by_type:
+        return by_type
+    parts = urlsplit(url)
+    extension = parts.path.rsplit(".", 1)[-1] if "." in parts.path.rsplit("/", 1)[-1] else ""
+    if extension in _IMAGE_EXT:
+        return "image"
+    if extension in _FONT_EXT:
+        return "font"
+    if extension in _MEDIA_EXT:
+        return "media"
+    if extension in _STATIC_EXT and method == "GET":
+        return "static"
+    host_and_path = parts.netloc + parts.path
+    if any(marker in host_and_path for marker in _ANALYTICS_HOSTS) or _ANALYTICS_PATH.search(parts.path):
+        return "analytics"
+    if method == "POST" and call.status in (202, 204) and _BEACON_PATH.search(parts.path):
+        return "analytics"
+    if _AUTH_PATH.search(parts.path):
+        return "auth"
+    content_type = (call.header("content-type", response=True) or "").lower()
+    if method == "GET" and content_type.startswith("image/"):
+        return "image"
+    if method == "GET" and content_type.startswith(("video/", "audio/")):
+        return "media"
+    if method == "GET" and content_type.startswith(("font/", "text/css")):
+        return "static"
+    return None

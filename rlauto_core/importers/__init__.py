@@ -1,0 +1,156 @@
+"""Importers: a recording ZIP (or a bare HAR) in, a `Recording` out, or a `RecordingError`.
+
+Nothing is written anywhere: archives are checked and read in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from rlauto_core.errors import RecordingError
+from rlauto_core.importers.archive import read_archive
+from rlauto_core.importers.har import import_har, is_har
+from rlauto_core.importers.jsonload import load_json
+from rlauto_core.importers.mcp import parse_mcp_file
+from rlauto_core.importers.metadata import import_dbdiff, import_session, import_task
+from rlauto_core.importers.network import import_network
+from rlauto_core.recording import FileRole, Mode, Recording, RecordingFile
+
+__all__ = ["detect_mode", "import_bytes", "import_path"]
+
+DEFAULT_MAX_UPLOAD_MB = 100
+_WANTED = {"task.json", "network.json", "mcp_calls.json", "session.json", "dbdiff.json"}
+_ROLES: dict[str, FileRole] = {
+    "task.json": "task",
+    "network.json": "network",
+    "mcp_calls.json": "mcp_calls",
+    "session.json": "session",
+    "dbdiff.json": "dbdiff",
+}
+
+
+def import_path(
+    path: str | Path, requested_mode: Mode | str | None = None, max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+) -> Recording:
+    path = Path(path)
+    name = path.name
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise RecordingError(str(path), f"cannot be read ({exc.strerror or exc})") from None
+    if path.is_dir():
+        raise RecordingError(str(path), "is a folder, not a recording ZIP or HAR file")
+    _check_size(size, name, max_upload_mb)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordingError(str(path), f"cannot be read ({exc.strerror or exc})") from None
+    return import_bytes(data, name, requested_mode, max_upload_mb)
+
+
+def import_bytes(
+    data: bytes, name: str, requested_mode: Mode | str | None = None, max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+) -> Recording:
+    _check_size(len(data), name, max_upload_mb)
+    if not data:
+        raise RecordingError(name, "file is empty")
+    mode_override = _mode(requested_mode, name)
+    try:
+        if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06" or name.lower().endswith(".zip"):
+            return _from_zip(data, name, mode_override)
+        return _from_bare_har(data, name, mode_override)
+    except RecordingError:
+        raise
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        # a last net: an importer bug on hostile input must still read as the user's file problem
+        raise RecordingError(name, f"unreadable recording ({type(exc).__name__}: {str(exc)[:120]})") from None
+    except RecursionError:
+        raise RecordingError(name, "structure nested too deeply") from None
+
+
+def detect_mode(file_names: set[str]) -> Mode:
+    return Mode.MCP if {"mcp_calls.json", "session.json"} & file_names else Mode.API
+
+
+def _check_size(size: int, name: str, max_upload_mb: float) -> None:
+    if size > max_upload_mb * 1024 * 1024:
+        raise RecordingError(
+            name, f"file is {size / 2**20:.1f} MB, over the MAX_UPLOAD_MB limit of {max_upload_mb:g} MB"
+        )
+
+
+def _mode(requested: Mode | str | None, name: str) -> Mode | None:
+    if requested is None or requested == "":
+        return None
+    try:
+        return Mode(requested)
+    except ValueError:
+        raise RecordingError(name, f"unknown mode {requested!r}; use 'api' or 'mcp'") from None
+
+
+def _from_bare_har(data: bytes, name: str, mode_override: Mode | None) -> Recording:
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
+        raise RecordingError(name, "not a ZIP archive or a HAR file")
+    document = load_json(data, name)
+    if not is_har(document):
+        raise RecordingError(name, 'not a HAR file (no "log" object)')
+    calls = import_har(document, name)
+    return Recording(
+        source_name=name,
+        source_sha256=hashlib.sha256(data).hexdigest(),
+        mode=mode_override or Mode.API,
+        detected_mode=Mode.API,
+        http_calls=calls,
+        files=[RecordingFile(name=name, size=len(data), role="har")],
+    )
+
+
+def _from_zip(data: bytes, name: str, mode_override: Mode | None) -> Recording:
+    archive = read_archive(data, name, _WANTED)
+    contents = archive.contents
+    names = set(contents)
+    detected = detect_mode(names)
+
+    def part(file: str) -> str:
+        return f"{name}: {archive.root_prefix}{file}"
+
+    if "task.json" not in contents:
+        raise RecordingError(name, "task.json is missing from the archive")
+    metadata, task, task_json = import_task(load_json(contents["task.json"], part("task.json")), part("task.json"))
+    fields: dict[str, Any] = {}
+    if "network.json" in contents:
+        fields["http_calls"] = import_network(load_json(contents["network.json"], part("network.json")),
+                                              part("network.json"))  # fmt: skip
+    hars = sorted(n for n in names if n.lower().endswith(".har"))
+    if hars and "http_calls" not in fields:
+        fields["http_calls"] = import_har(load_json(contents[hars[0]], part(hars[0])), part(hars[0]))
+    if "mcp_calls.json" in contents:
+        fields["tool_calls"] = parse_mcp_file(contents["mcp_calls.json"], part("mcp_calls.json"))
+    if "session.json" in contents:
+        fields["session"] = import_session(load_json(contents["session.json"], part("session.json")),
+                                           part("session.json"))  # fmt: skip
+    if "dbdiff.json" in contents:
+        fields["dbdiff"] = import_dbdiff(load_json(contents["dbdiff.json"], part("dbdiff.json")), part("dbdiff.json"))
+    files = []
+    for entry in archive.entries:
+        relative = entry.name[len(archive.root_prefix) :] if archive.root_prefix else entry.name
+        role: FileRole = _ROLES.get(
+            relative, "har" if relative.lower().endswith(".har") and "/" not in relative else "other"
+        )
+        files.append(RecordingFile(name=entry.name, size=entry.size, role=role))
+    return Recording(
+        source_name=name,
+        source_sha256=hashlib.sha256(data).hexdigest(),
+        mode=mode_override or detected,
+        detected_mode=detected,
+        metadata=metadata,
+        task=task,
+        task_json=task_json,
+        files=files,
+        root_prefix=archive.root_prefix,
+        **fields,
+    )

@@ -1,0 +1,124 @@
+"""Safe reading of a recording ZIP: names, links, encryption, bombs and CRCs checked in memory.
+
+Nothing is ever extracted to disk. Limits are enforced on the bytes actually inflated, while
+streaming, so a header that lies about sizes changes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from rlauto_core.errors import RecordingError
+
+MAX_TOTAL_UNCOMPRESSED = 1024 * 1024 * 1024
+MAX_ENTRY_RATIO = 200  # inflated / compressed, past MIN_RATIO_CHECK bytes
+MIN_RATIO_CHECK = 4 * 1024 * 1024
+MAX_ENTRIES = 10_000
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ArchiveEntry:
+    name: str  # as stored in the archive
+    size: int  # bytes actually inflated
+
+
+@dataclass
+class Archive:
+    """The entries of a checked archive; `contents` holds the bytes of the wanted ones only."""
+
+    source: str
+    entries: list[ArchiveEntry]
+    contents: dict[str, bytes] = field(default_factory=dict)
+    root_prefix: str = ""
+
+
+def check_entry_name(source: str, name: str) -> None:
+    normalized = name.replace("\\", "/")
+    if normalized.startswith("/") or (len(normalized) > 1 and normalized[1] == ":"):
+        raise RecordingError(source, f"entry {name!r} has an absolute path")
+    if any(part == ".." for part in PurePosixPath(normalized).parts):
+        raise RecordingError(source, f"entry {name!r} escapes the archive with '..'")
+    if "\x00" in name:
+        raise RecordingError(source, f"entry {name!r} has a NUL byte in its name")
+
+
+def _root_prefix(names: list[str]) -> str:
+    """The single top-level folder every entry sits in ("compress folder" archives), or ""."""
+    tops = {n.split("/", 1)[0] for n in names if not n.startswith("__MACOSX/")}
+    files_at_root = [n for n in names if "/" not in n.rstrip("/") and not n.endswith("/")]
+    if len(tops) == 1 and not files_at_root:
+        return tops.pop() + "/"
+    return ""
+
+
+def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
+    """Check every entry of the ZIP in `data`; keep the bytes of entries whose root-relative
+    basename is in `wanted` (task.json, network.json, ...) and of every `*.har`."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise RecordingError(source, f"not a valid ZIP archive ({exc})") from None
+    except (ValueError, OSError, EOFError) as exc:
+        raise RecordingError(source, f"corrupt ZIP archive ({exc})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_ENTRIES:
+            raise RecordingError(source, f"{len(infos)} entries, over the limit of {MAX_ENTRIES}")
+        seen: set[str] = set()
+        for info in infos:
+            check_entry_name(source, info.filename)
+            if info.filename in seen:
+                raise RecordingError(source, f"duplicate entry {info.filename!r}")
+            seen.add(info.filename)
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise RecordingError(source, f"entry {info.filename!r} is a symbolic link")
+            if info.flag_bits & 0x1:
+                raise RecordingError(source, f"entry {info.filename!r} is encrypted")
+        files = [i for i in infos if not i.is_dir()]
+        prefix = _root_prefix([i.filename for i in files])
+        archive = Archive(source=source, entries=[], root_prefix=prefix)
+        total = 0
+        for info in files:
+            relative = info.filename[len(prefix) :] if prefix else info.filename
+            keep = "/" not in relative and (relative in wanted or relative.lower().endswith(".har"))
+            size = 0
+            chunks: list[bytes] = []
+            try:
+                with zf.open(info) as stream:
+                    while True:
+                        chunk = stream.read(_CHUNK)
+                        if not chunk:
+                            break
+                        size += len(chunk)
+                        total += len(chunk)
+                        if total > MAX_TOTAL_UNCOMPRESSED:
+                            raise RecordingError(
+                                source,
+                                f"archive inflates past {MAX_TOTAL_UNCOMPRESSED // 2**20} MiB "
+                                f"(zip bomb?) at entry {info.filename!r}",
+                            )
+                        if size > MIN_RATIO_CHECK and size > MAX_ENTRY_RATIO * max(info.compress_size, 1):
+                            raise RecordingError(
+                                source,
+                                f"entry {info.filename!r} inflates more than {MAX_ENTRY_RATIO}x (zip bomb?)",
+                            )
+                        if keep:
+                            chunks.append(chunk)
+            except RecordingError:
+                raise
+            except zipfile.BadZipFile as exc:
+                raise RecordingError(source, f"entry {info.filename!r} is corrupt ({exc})") from None
+            except NotImplementedError as exc:
+                raise RecordingError(source, f"entry {info.filename!r}: unsupported ZIP feature ({exc})") from None
+            except (zlib.error, EOFError, OSError, ValueError, RuntimeError) as exc:
+                raise RecordingError(source, f"entry {info.filename!r} cannot be read ({exc})") from None
+            archive.entries.append(ArchiveEntry(name=info.filename, size=size))
+            if keep:
+                archive.contents[relative] = b"".join(chunks)
+    return archive

@@ -1,0 +1,76 @@
+"""Field readers shared by the echo and HAR importers: headers and bodies."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from rlauto_core.errors import RecordingError
+from rlauto_core.importers.jsonload import MAX_STRING_BYTES, type_name
+from rlauto_core.recording import BodyEncoding, Header
+
+_TEXT_MIME_HINTS = ("json", "text", "xml", "javascript", "x-www-form-urlencoded", "graphql", "csv", "yaml")
+
+
+def read_headers(value: Any, file: str, where: str) -> list[Header]:
+    """Headers as an object {name: value} or a HAR list of {name, value}."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [Header(name=str(k), value=_header_value(v, file, where)) for k, v in value.items()]
+    if isinstance(value, list):
+        headers: list[Header] = []
+        for number, item in enumerate(value):
+            if not isinstance(item, dict) or "name" not in item:
+                raise RecordingError(file, f'{where}[{number}] must be an object with a "name"')
+            headers.append(Header(name=str(item["name"]), value=_header_value(item.get("value"), file, where)))
+        return headers
+    raise RecordingError(file, f"{where} must be an object or a list of {{name, value}}, got {type_name(value)}")
+
+
+def _header_value(value: Any, file: str, where: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):  # some exporters repeat a header as a list of values
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, (dict,)):
+        raise RecordingError(file, f"{where}: a header value must be a string, got an object")
+    return str(value)
+
+
+def read_body(value: Any, encoding: Any, mime: str | None, file: str, where: str) -> tuple[str | None, BodyEncoding]:
+    """A body string; base64 bodies are decoded to text when they are UTF-8 text, else kept as base64."""
+    if value is None:
+        return None, "text"
+    if isinstance(value, (dict, list)):
+        # some exporters inline JSON bodies as values instead of strings
+        value = json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, str):
+        raise RecordingError(file, f"{where} must be a string, got {type_name(value)}")
+    if len(value) > MAX_STRING_BYTES:
+        raise RecordingError(
+            file, f"{where}: a body of {len(value) / 1e6:.1f} MB, over the {MAX_STRING_BYTES // 2**20} MiB limit"
+        )
+    if isinstance(encoding, str) and encoding.lower() == "base64":
+        try:
+            raw = base64.b64decode(value, validate=False)
+        except (binascii.Error, ValueError):
+            raise RecordingError(file, f"{where}: declared base64 but is not valid base64") from None
+        if _looks_textual(mime, raw):
+            try:
+                return raw.decode("utf-8"), "text"
+            except UnicodeDecodeError:
+                pass
+        return value, "base64"
+    return value, "text"
+
+
+def _looks_textual(mime: str | None, raw: bytes) -> bool:
+    if mime and any(hint in mime.lower() for hint in _TEXT_MIME_HINTS):
+        return True
+    if not mime:
+        head = raw[:1].lstrip()
+        return head in (b"{", b"[") or (raw[:64].isascii() and b"\x00" not in raw[:1024])
+    return False

@@ -1,0 +1,104 @@
+"""Recording-level rules for both modes: state changes present, annotator ids found, failed
+writes (and whether a retry succeeded), auth-only recordings, unanswered tool calls."""
+
+from __future__ import annotations
+
+from rlauto_core.evidence.models import Evidence
+from rlauto_core.recording import Recording
+from rlauto_core.rules.flags import Flag
+from rlauto_core.rules.profiles import RuleProfile
+
+
+def state_change_flags(evidence: Evidence, profile: RuleProfile) -> list[Flag]:
+    writes = [c for c in evidence.significant if c.state_changing]
+    succeeded = [c for c in writes if not c.failed]
+    if not succeeded:
+        return [
+            Flag(
+                code="no_state_change",
+                message="no successful state-changing call: nothing for a checker to verify",
+                call_ids=[c.id for c in writes],
+                severity="error",
+            )
+        ]
+    if len(succeeded) < profile.min_state_changes:
+        return [
+            Flag(
+                code="too_few_state_changes",
+                message=f"{len(succeeded)} successful state change(s); profile {profile.name} expects "
+                f"at least {profile.min_state_changes}",
+                call_ids=[c.id for c in succeeded],
+                severity="warning",
+            )
+        ]
+    return []
+
+
+def annotator_flags(recording: Recording, evidence: Evidence) -> list[Flag]:
+    known = {c.id for c in evidence.calls}
+    missing = [i for i in recording.task.network_requests if i not in known]
+    if not missing:
+        return []
+    return [
+        Flag(
+            code="annotator_requests_missing",
+            message=f"task.json marks {len(missing)} call id(s) the recording does not hold: {', '.join(missing[:20])}",
+            call_ids=missing,
+            severity="warning",
+        )
+    ]
+
+
+def failure_flags(evidence: Evidence, profile: RuleProfile) -> list[Flag]:
+    flags: list[Flag] = []
+    writes = [c for c in evidence.significant if c.state_changing]
+    for failed in (c for c in writes if c.failed):
+        retry = next((c for c in writes if c.index > failed.index and c.name == failed.name and not c.failed), None)
+        what = f"status {failed.status}" if failed.status else "no response"
+        if failed.kind == "mcp":
+            what = "an error result" if failed.status is None else what
+        if retry is not None:
+            message = f"{failed.name} ({failed.id}) failed with {what}; retried successfully as {retry.id}"
+            ids = [failed.id, retry.id]
+        else:
+            message = f"{failed.name} ({failed.id}) failed with {what} and was not retried successfully"
+            ids = [failed.id]
+        flags.append(
+            Flag(
+                code="failed_state_change_retried" if retry else "failed_state_change",
+                message=message,
+                call_ids=ids,
+                severity="info" if retry else profile.failure_severity,
+            )
+        )
+    return flags
+
+
+def auth_only_flags(evidence: Evidence) -> list[Flag]:
+    if not evidence.calls or evidence.significant:
+        return []
+    auth = [c for c in evidence.calls if c.noise_category == "auth"]
+    if not auth:
+        return []
+    return [
+        Flag(
+            code="auth_only",
+            message=f"the recording holds only authentication and background calls ({len(evidence.calls)} in all)",
+            call_ids=[c.id for c in auth],
+            severity="error",
+        )
+    ]
+
+
+def unanswered_flags(recording: Recording) -> list[Flag]:
+    unanswered = [c.id for c in recording.tool_calls if not c.answered]
+    if not unanswered:
+        return []
+    return [
+        Flag(
+            code="unanswered_calls",
+            message=f"{len(unanswered)} tool call(s) have no response in the log: {', '.join(unanswered[:20])}",
+            call_ids=unanswered,
+            severity="warning",
+        )
+    ]
