@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flows.cli import inspect_cmd  # noqa: F401  (registers its command)
+from flows.cli import polish_cmd  # noqa: F401  (registers its command)
 from flows.cli.app import app
 
 

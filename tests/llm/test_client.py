@@ -139,9 +139,7 @@ def test_a_rejected_json_parameter_is_dropped_and_stays_dropped(
     assert [param in r.body for r in sent] == [True, False, False]
 
 
-def test_429_waits_at_least_retry_after_then_succeeds(
-    fake_llm: FakeLlmServer, make_client: MakeClient
-) -> None:
+def test_429_waits_at_least_retry_after_then_succeeds(fake_llm: FakeLlmServer, make_client: MakeClient) -> None:
     fake_llm.script("analyzer", {"status": 429, "retry_after": "7", "error": "slow down"}, {"json": GOOD})
     sleep = SleepRecorder()
     assert request_json(make_client(sleep=sleep), PROMPT, Answer).value.steps == 2
@@ -150,9 +148,7 @@ def test_429_waits_at_least_retry_after_then_succeeds(
 
 
 @pytest.mark.parametrize("api_mode", ["chat", "responses"])
-def test_5xx_are_retried_with_growing_backoff(
-    fake_llm: FakeLlmServer, make_client: MakeClient, api_mode: str
-) -> None:
+def test_5xx_are_retried_with_growing_backoff(fake_llm: FakeLlmServer, make_client: MakeClient, api_mode: str) -> None:
     fake_llm.script("analyzer", {"status": 500}, {"status": 502}, {"json": GOOD})
     sleep = SleepRecorder()
     reply = make_client(api_mode=api_mode, sleep=sleep, attempts=3).complete(PROMPT)
@@ -160,9 +156,7 @@ def test_5xx_are_retried_with_growing_backoff(
     assert len(sleep.delays) == 2 and 0 < sleep.delays[0] <= 0.01 < sleep.delays[1] * 2
 
 
-def test_transient_errors_give_up_after_item_max_attempts(
-    fake_llm: FakeLlmServer, make_client: MakeClient
-) -> None:
+def test_transient_errors_give_up_after_item_max_attempts(fake_llm: FakeLlmServer, make_client: MakeClient) -> None:
     fake_llm.script("judge", {"status": 503, "error": "overloaded"})
     with pytest.raises(TransientModelError) as caught:
         make_client(Role.JUDGE, attempts=4).complete(PROMPT)
@@ -171,18 +165,14 @@ def test_transient_errors_give_up_after_item_max_attempts(
     assert "HTTP 503" in str(caught.value) and "gave up after 4 attempt(s)" in str(caught.value)
 
 
-def test_a_retry_after_longer_than_the_cap_gives_up_at_once(
-    fake_llm: FakeLlmServer, make_client: MakeClient
-) -> None:
+def test_a_retry_after_longer_than_the_cap_gives_up_at_once(fake_llm: FakeLlmServer, make_client: MakeClient) -> None:
     fake_llm.script("analyzer", {"status": 429, "retry_after": "3600"})
     with pytest.raises(TransientModelError) as caught:
         make_client().complete(PROMPT)
     assert fake_llm.calls("analyzer") == 1 and caught.value.retry_after == 3600
 
 
-def test_an_answer_slower_than_the_timeout_is_retried(
-    fake_llm: FakeLlmServer, make_client: MakeClient
-) -> None:
+def test_an_answer_slower_than_the_timeout_is_retried(fake_llm: FakeLlmServer, make_client: MakeClient) -> None:
     fake_llm.script("analyzer", {"delay": 3, "json": GOOD}, {"json": GOOD})
     reply = make_client(timeout=0.4).complete(PROMPT)
     assert reply.attempts == 2 and fake_llm.calls("analyzer") == 2
@@ -219,9 +209,7 @@ def test_a_closed_port_is_a_transient_connection_error(make_client: MakeClient) 
 def test_permanent_statuses_fail_at_once_with_a_clear_message(
     fake_llm: FakeLlmServer, make_client: MakeClient, status: int, words: str
 ) -> None:
-    fake_llm.script(
-        "analyzer", {"status": status, "error": "Incorrect API key provided: sk-test-analyzer-key"}
-    )
+    fake_llm.script("analyzer", {"status": status, "error": "Incorrect API key provided: sk-test-analyzer-key"})
     sleep = SleepRecorder()
     with pytest.raises(PermanentModelError) as caught:
         make_client(sleep=sleep).complete(PROMPT)
@@ -238,9 +226,7 @@ def test_context_too_long_is_permanent(fake_llm: FakeLlmServer, make_client: Mak
     assert fake_llm.calls("analyzer") == 1
 
 
-def test_thinking_switches_are_sent_only_when_chosen(
-    fake_llm: FakeLlmServer, make_client: MakeClient
-) -> None:
+def test_thinking_switches_are_sent_only_when_chosen(fake_llm: FakeLlmServer, make_client: MakeClient) -> None:
     fake_llm.script("analyzer", {"json": GOOD})
     make_client().complete(PROMPT)
     make_client(enable_thinking=False, clear_thinking=True).complete(PROMPT)

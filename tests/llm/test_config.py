@@ -65,25 +65,18 @@ def test_a_base_url_without_scheme_is_a_config_error() -> None:
         normalize_base_url("api.example.com/v1")
 
 
-def test_settings_read_env_and_dotenv_with_seed_defaults(
-    clean_env: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_settings_read_env_and_dotenv_with_seed_defaults(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (clean_env / ".env").write_text(
-        "DEFAULT_API_KEY=sk-from-dotenv\nJUDGE_API_KEY=\nITEM_MAX_ATTEMPTS=5\nUPSTREAM_PROXY=socks5://127.0.0.1:1080\n"
+        "DEFAULT_API_KEY=sk-from-dotenv\nJUDGE_API_KEY=\nRLAUTO_STORAGE_URL=\nITEM_MAX_ATTEMPTS=5\nUPSTREAM_PROXY=socks5://127.0.0.1:1080\n"
     )
     monkeypatch.setenv("DEFAULT_MODEL", "env-model")
     settings = Settings()
     assert settings.default_model == "env-model"
-    assert (
-        settings.default_api_key is not None
-        and settings.default_api_key.get_secret_value() == "sk-from-dotenv"
-    )
+    assert settings.default_api_key is not None and settings.default_api_key.get_secret_value() == "sk-from-dotenv"
     assert settings.judge_api_key is None  # blank means unset
     assert (settings.item_max_attempts, settings.max_upload_mb, settings.max_batch_files) == (5, 100, 20)
     assert settings.global_llm_concurrency == 0 and settings.upstream_proxy == "socks5://127.0.0.1:1080"
-    assert settings.rlauto_storage_url.startswith("file://") and settings.rlauto_storage_url.endswith(
-        "/.data/storage"
-    )
+    assert settings.rlauto_storage_url.startswith("file://") and settings.rlauto_storage_url.endswith("/.data/storage")
     assert "sk-from-dotenv" not in repr(settings)
 
 

@@ -14,14 +14,10 @@ from tests.llm.conftest import MakeClient
 from tests.servers import stop_process
 
 
-def test_standalone_fake_serves_a_script_file_and_reports_counts(
-    tmp_path: Path, make_client: MakeClient
-) -> None:
+def test_standalone_fake_serves_a_script_file_and_reports_counts(tmp_path: Path, make_client: MakeClient) -> None:
     script = tmp_path / "script.json"
     script.write_text(
-        json.dumps(
-            {"models": {"gpt-judge": "judge"}, "roles": {"judge": [{"status": 500}, {"json": {"ok": True}}]}}
-        )
+        json.dumps({"models": {"gpt-judge": "judge"}, "roles": {"judge": [{"status": 500}, {"json": {"ok": True}}]}})
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.llm_server", "--port", "0", "--script", str(script)],

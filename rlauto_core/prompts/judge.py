@@ -1,0 +1,65 @@
+"""The judge prompt: six dimensions scored 0-2 with explanations, answered as JSON.
+
+A run may replace the judge's instructions (`judge.prompt_template`); the dimension table and
+the answer schema are always appended, so any template still yields a valid `JudgeAnswer`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rlauto_core.judge import Dimension
+from rlauto_core.llm.types import Message
+from rlauto_core.prompts.analyzer import answer_schema
+from rlauto_core.prompts.answers import JudgeAnswer
+
+DIMENSION_GUIDE: dict[Dimension, str] = {
+    Dimension.INSTRUCTION_CLARITY: "unambiguous, self-contained, states goal and entities, "
+    "no click-by-click micromanagement",
+    Dimension.TASK_COMPLEXITY: "needs several meaningful steps (more than one state change, or real navigation)",
+    Dimension.TRAJECTORY_TASK_ALIGNMENT: "the golden trajectory holds exactly the needed calls, in a valid "
+    "order, on one main entity, no noise",
+    Dimension.RUBRIC_COVERAGE: "every required outcome has an atomic rubric; nothing graded that the task did not ask",
+    Dimension.CHECKER_VERIFIABILITY: "every rubric has a checker grounded in recorded evidence that an "
+    "empty attempt fails",
+    Dimension.EVIDENCE_GROUNDING: "every id, name and value in instruction and rubrics appears in the recording",
+}
+
+DEFAULT_JUDGE_SYSTEM = """\
+You are the judge of RL-Auto. You grade ONE RL task package built from a recording, strictly
+and fairly. Score each of the six dimensions 0, 1 or 2 (2 = fully meets the bar, 1 = minor
+problem, 0 = broken) and explain each score in one or two sentences that name the exact
+instruction words, rubric ids, checker keys or call ids at fault, so the author can fix them.
+Never invent evidence: if something is not in the recording, it is not grounded.
+"""
+
+
+def dimension_table() -> str:
+    return "\n".join(f"- {d.value}: 2 means {DIMENSION_GUIDE[d]}" for d in Dimension)
+
+
+def judge_messages(
+    *,
+    package_view: dict[str, Any],
+    slim_evidence: dict[str, Any],
+    self_check: dict[str, Any] | None,
+    prompt_template: str | None = None,
+) -> list[Message]:
+    system = (prompt_template or DEFAULT_JUDGE_SYSTEM).strip()
+    parts = [
+        "=== DIMENSIONS (score each 0, 1 or 2) ===\n" + dimension_table(),
+        "=== TASK PACKAGE ===\n" + json.dumps(package_view, ensure_ascii=False, indent=1, default=str),
+        "=== RECORDING EVIDENCE (significant calls) ===\n"
+        + json.dumps(slim_evidence, ensure_ascii=False, indent=1, default=str),
+    ]
+    if self_check is not None:
+        parts.append(
+            "=== DETERMINISTIC SELF-CHECK (checkers run on golden, empty and mutated attempts) ===\n"
+            + json.dumps(self_check, ensure_ascii=False, indent=1, default=str)
+        )
+    parts.append(
+        "=== ANSWER ===\nOne JSON object: scores (six entries: dimension, score, explanation), "
+        "verdict (PASS or NEEDS_REVISION), rationale. Schema:\n" + answer_schema(JudgeAnswer)
+    )
+    return [Message(role="system", content=system), Message(role="user", content="\n\n".join(parts))]
