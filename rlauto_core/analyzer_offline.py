@@ -1,0 +1,223 @@
+"""The offline analyzer: a deterministic draft package from the evidence, no model involved.
+
+It is also the draft a model refines, so it stays honest: every rubric is an outcome the
+recording shows, every checker pins only what the agent chose.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rlauto_core.evidence.models import EntityRef, Evidence
+from rlauto_core.package.checkgen import (
+    CheckContext,
+    call_checker,
+    dbdiff_checker,
+    dbdiff_criteria,
+    safe_key,
+    stray_matcher,
+    target_predicate,
+)
+from rlauto_core.package.dataflow import input_locations, invented_values, seen_before
+from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
+from rlauto_core.package.golden import golden_steps, select_golden
+from rlauto_core.package.models import GoldenStep
+from rlauto_core.recording import Call, HttpCall, Recording
+from rlauto_core.rules.flags import Flag
+
+WRITE_POINTS = 2
+_VERBS = {"POST": "Create", "PUT": "Replace", "PATCH": "Update", "DELETE": "Delete", "GET": "Read"}
+
+
+def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] | None = None) -> PackageDraft:
+    golden_ids, filtered = select_golden(recording, evidence, flags)
+    steps = golden_steps(recording, evidence, golden_ids)
+    calls = {s.call_id: recording.call_by_id(s.call_id) for s in steps}
+    writes = [s for s in steps if s.state_changing]
+    ctx = CheckContext(invented=invented_values(recording, evidence))
+    rubrics: list[DraftRubric] = []
+    checkers: dict[str, dict[str, Any]] = {}
+    for step in writes:
+        call = calls[step.call_id]
+        assert call is not None
+        key = f"call_{safe_key(step.call_id)}"
+        ctx.known = seen_before(recording, step.call_id)
+        checkers[key] = call_checker(call, ctx)
+        ctx.checker_keys[step.call_id] = key
+        rubrics.append(
+            DraftRubric(
+                title=_call_title(call, step, ctx),
+                description=f"The attempt makes {call.name} as recorded call {step.call_id} did, and it succeeds.",
+                max_score=WRITE_POINTS,
+                checker_key=key,
+                checker=checkers[key],
+            )
+        )
+    rubrics.extend(_order_rubrics(writes, ctx))
+    write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
+    criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
+    for number, criterion in enumerate(criteria, start=1):
+        key = f"db_{safe_key(criterion.table)}_{criterion.op}_{number}"
+        criterion.checker_key = key
+        criterion.description = _row_text(criterion.table, criterion.op, criterion.row)
+        rubrics.append(
+            DraftRubric(
+                title=f"Database: {criterion.description}",
+                description=f"dbdiff.json of the attempt shows {criterion.description}.",
+                checker_key=key,
+                checker=dbdiff_checker(criterion),
+            )
+        )
+    stray = _stray_rubric(writes, calls, checkers)
+    if stray is not None:
+        rubrics.append(stray)
+    notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith("noise")]
+    return PackageDraft(
+        instruction=recording.task.instruction.strip() or _instruction(steps, calls, evidence.main_entity),
+        golden_call_ids=[s.call_id for s in steps],
+        groups=_groups(steps, calls, recording),
+        rubrics=rubrics,
+        dbdiff_criteria=criteria,
+        filtered=filtered,
+        notes=notes,
+    )
+
+
+def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRubric]:
+    """A dependent write (it uses an id an earlier write created) must come after its source."""
+    rubrics: list[DraftRubric] = []
+    names = {s.call_id: s.name for s in writes}
+    for step in writes:
+        for dep in step.depends_on:
+            if dep not in ctx.checker_keys:
+                continue
+            before, after = ctx.checker_keys[dep], ctx.checker_keys[step.call_id]
+            rubrics.append(
+                DraftRubric(
+                    title=f"{names[dep]} happens before {step.name}",
+                    description=f"{step.name} uses what {names[dep]} created, so it must come after it.",
+                    checker_key=f"order_{safe_key(dep)}_{safe_key(step.call_id)}",
+                    checker={"kind": "order", "before": before, "after": after},
+                )
+            )
+    return rubrics
+
+
+def _stray_rubric(
+    writes: list[GoldenStep], calls: dict[str, Call | None], checkers: dict[str, dict[str, Any]]
+) -> DraftRubric | None:
+    """No write of the same kind aimed at another entity: collateral damage loses this rubric."""
+    allowed: dict[tuple[str, str], list[Any]] = {}
+    sample: dict[tuple[str, str], tuple[Call, dict[str, Any], EntityRef]] = {}
+    for step in writes:
+        call = calls[step.call_id]
+        if call is None or step.target is None:
+            continue
+        checker = checkers[f"call_{safe_key(step.call_id)}"]
+        predicate = target_predicate(call, checker, step.target)
+        if predicate is None:
+            continue
+        where = checker.get("path_template") or checker.get("path")
+        group = (f"{call.name.split(' ')[0]} {where}" if where else call.name, step.target.key)
+        allowed.setdefault(group, [])
+        if predicate not in allowed[group]:
+            allowed[group].append(predicate)
+        sample.setdefault(group, (call, checker, step.target))
+    matchers = []
+    for group, (call, checker, target) in sample.items():
+        matcher = stray_matcher(call, checker, target, allowed[group])
+        if matcher is not None:
+            matchers.append(matcher)
+    if not matchers or not writes:
+        return None
+    targets = sorted({key for _, key in sample})
+    return DraftRubric(
+        title=f"No stray writes on another {' or '.join(targets)}",
+        description="None of the task's writes is repeated against a different entity (collateral damage).",
+        checker_key="no_stray_writes",
+        checker={
+            "kind": "absent",
+            "match": matchers if len(matchers) > 1 else matchers[0],
+            "given": f"call_{safe_key(writes[0].call_id)}",
+        },
+    )
+
+
+def _call_title(call: Call, step: GoldenStep, ctx: CheckContext) -> str:
+    target = ""
+    if step.target is not None:
+        origin = ctx.invented.get(step.target.value)
+        target = (
+            f" on the {step.target.key} {origin.call_id} created"
+            if origin
+            else f" on {step.target.key} {step.target.value}"
+        )
+    content = _content_summary(call)
+    return f"{call.name}{target} succeeds" + (f" with {content}" if content else "")
+
+
+def _content_summary(call: Call) -> str:
+    parts: list[str] = []
+    for loc in input_locations(call):
+        if loc.root in ("segment", "query") or len(parts) >= 2:
+            continue
+        value = loc.value
+        if isinstance(value, str) and value and not re.fullmatch(r"[\w.:-]*\d[\w.:-]*", value):
+            shown = value if len(value) <= 48 else value[:45] + "..."
+            parts.append(f"{loc.path.split('.')[-1]} '{shown}'")
+    return ", ".join(parts)
+
+
+def _row_text(table: str, op: str, row: dict[str, Any]) -> str:
+    shown = ", ".join(f"{k}={v!r}" if len(repr(v)) <= 40 else f"{k}={repr(v)[:37]}..." for k, v in row.items())
+    verb = {"insert": "a new row", "update": "an updated row", "delete": "a deleted row"}[op]
+    return f"{verb} in {table} with {shown}"
+
+
+def _action(call: Call) -> str:
+    if isinstance(call, HttpCall):
+        nouns = [s for s in call.path.split("/") if s and not any(ch.isdigit() for ch in s)]
+        noun = nouns[-1] if nouns else "resource"
+        return f"{_VERBS.get(call.method.upper(), call.method.upper()).lower()} {noun} ({call.name})"
+    return call.tool.replace("_", " ") + f" ({call.tool})"
+
+
+def _instruction(steps: list[GoldenStep], calls: dict[str, Call | None], main: EntityRef | None) -> str:
+    """Written from the state changes when the annotator gave none: goal and entities, no clicks."""
+    actions = []
+    for step in steps:
+        call = calls[step.call_id]
+        if step.state_changing and call is not None:
+            content = _content_summary(call)
+            actions.append(_action(call) + (f" with {content}" if content else ""))
+    if not actions:
+        actions = [_action(c) for c in calls.values() if c is not None][:3] or ["look up the recorded data"]
+    where = f"For {main.key} {main.value}: " if main else ""
+    return where + ", then ".join(actions) + "."
+
+
+def _group_key(call: Call) -> str:
+    if isinstance(call, HttpCall):
+        segments = ["{id}" if any(ch.isdigit() for ch in s) else s for s in call.path.split("/") if s]
+        return f"{call.method.upper()} /" + "/".join(segments)
+    return call.tool
+
+
+def _groups(steps: list[GoldenStep], calls: dict[str, Call | None], recording: Recording) -> list[DraftGroup]:
+    """One subtask per endpoint (API) or tool (MCP), in order of first use."""
+    groups: dict[str, DraftGroup] = {}
+    for step in steps:
+        call = calls[step.call_id]
+        if call is None:
+            continue
+        key = _group_key(call)
+        if key not in groups:
+            kind = "write" if step.state_changing else "read"
+            groups[key] = DraftGroup(
+                title=_action(call)[:1].upper() + _action(call)[1:],
+                description=f"Calls to {key} ({kind}) on the main entity.",
+                call_ids=[],
+            )
+        groups[key].call_ids.append(step.call_id)
+    return list(groups.values())

@@ -1,0 +1,164 @@
+"""The builder: a draft (offline analyzer's or a model's) plus the recording become a TaskPackage."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rlauto_core import __version__
+from rlauto_core.checkers.dsl import check_catalog
+from rlauto_core.evidence.models import Evidence
+from rlauto_core.judge import PassPolicy
+from rlauto_core.package.calls import api_call
+from rlauto_core.package.draft import PackageDraft
+from rlauto_core.package.golden import golden_steps
+from rlauto_core.package.models import (
+    DbDiffCriteria,
+    GeneratorInfo,
+    JudgePolicy,
+    NetworkSummary,
+    PackageMetadata,
+    PackagePassPolicy,
+    PackageTask,
+    PackageValidation,
+    Rubric,
+    Subtask,
+    TaskPackage,
+)
+from rlauto_core.recording import HttpCall, Mode, Recording
+from rlauto_core.redact import redact_json
+from rlauto_core.rules.flags import Flag
+
+# task.json keys the builder writes; any other top-level key of the recorded task.json is kept.
+_OWN_KEYS = frozenset(
+    {
+        "metadata",
+        "task",
+        "rule_profile",
+        "rubric_checkers",
+        "dbdiff_criteria",
+        "pass_policy",
+        "golden_trajectory",
+        "network",
+        "validation",
+    }
+)
+
+
+def pass_policy_of(policy: PassPolicy) -> PackagePassPolicy:
+    return PackagePassPolicy(
+        judge=JudgePolicy(
+            name=policy.name,
+            strict_full_marks=policy.strict_full_marks,
+            ignore_task_complexity_for_full_marks=policy.ignore_task_complexity_for_full_marks,
+            rule=policy.describe(),
+        )
+    )
+
+
+def build_package(
+    recording: Recording,
+    evidence: Evidence,
+    draft: PackageDraft,
+    *,
+    rule_profile: str = "echo-05061347",
+    pass_policy: PassPolicy | None = None,
+    flags: list[Flag] | None = None,
+    generated_at: datetime | None = None,
+) -> TaskPackage:
+    """Assemble the package; checker problems of the draft become flags, never exceptions."""
+    steps = golden_steps(recording, evidence, draft.golden_call_ids)
+    index = {c.id: n for n, c in enumerate(recording.calls)}
+    group_mode = "mcp" if recording.mode is Mode.MCP else "api"
+    subtasks: list[Subtask] = []
+    for number, group in enumerate(draft.groups, start=1):
+        calls = [api_call(c, index[c.id]) for cid in group.call_ids if (c := recording.call_by_id(cid))]
+        subtasks.append(
+            Subtask(
+                id=f"s{number}", title=group.title, description=group.description, groupMode=group_mode, apiCalls=calls
+            )
+        )
+    checkers: dict[str, Any] = dict(draft.extra_checkers)
+    rubrics: list[Rubric] = []
+    for number, item in enumerate(draft.rubrics, start=1):
+        if item.checker is not None:
+            checkers[item.checker_key] = item.checker
+        rubrics.append(
+            Rubric(
+                id=f"r{number}",
+                title=item.title,
+                description=item.description,
+                max_score=item.max_score,
+                checker_key=item.checker_key,
+            )
+        )
+    raw_task = recording.task_json.get("task")
+    task_extra = (
+        {k: v for k, v in raw_task.items() if k not in {"instruction", "networkRequests", "subtasks", "rubrics"}}
+        if isinstance(raw_task, dict)
+        else {}
+    )
+    task = PackageTask.model_validate(
+        {
+            **redact_json(task_extra),
+            "instruction": draft.instruction,
+            "networkRequests": [s.call_id for s in steps],
+            "subtasks": subtasks,
+            "rubrics": rubrics,
+        }
+    )
+    dsl_flags = check_catalog(checkers, [(r.id, r.checker_key) for r in rubrics])
+    extras = {k: redact_json(v) for k, v in recording.task_json.items() if k not in _OWN_KEYS}
+    return TaskPackage(
+        metadata=_metadata(recording, generated_at),
+        task=task,
+        rule_profile=rule_profile,
+        rubric_checkers=checkers,
+        dbdiff_criteria=DbDiffCriteria(
+            criteria=draft.dbdiff_criteria,
+            golden_diff=redact_json(recording.dbdiff.model_dump(mode="json")) if recording.dbdiff else None,
+        ),
+        pass_policy=pass_policy_of(pass_policy or PassPolicy()),
+        golden_trajectory=steps,
+        network=network_summary(recording, evidence, draft),
+        validation=PackageValidation(flags=[*(flags or []), *dsl_flags]),
+        **extras,
+    )
+
+
+def _metadata(recording: Recording, generated_at: datetime | None) -> PackageMetadata:
+    raw = recording.task_json.get("metadata")
+    recorded = redact_json(raw) if isinstance(raw, dict) else {}
+    recorded = {k: v for k, v in recorded.items() if k not in {"generator", "generatedAt", "sourceSha256"}}
+    when = (generated_at or datetime.now(UTC)).isoformat().replace("+00:00", "Z")
+    return PackageMetadata.model_validate(
+        {
+            **recorded,
+            "generator": GeneratorInfo(version=__version__),
+            "generatedAt": when,
+            "sourceSha256": recording.source_sha256,
+        }
+    )
+
+
+def network_summary(recording: Recording, evidence: Evidence, draft: PackageDraft) -> NetworkSummary:
+    calls = recording.calls
+    times = sorted(c.started_at for c in calls if c.started_at is not None)
+    hosts = sorted({c.host for c in calls if isinstance(c, HttpCall) and c.host})
+    servers = sorted({c.server for c in recording.tool_calls if c.server})
+    return NetworkSummary(
+        mode="mcp" if recording.mode is Mode.MCP else "api",
+        calls=len(calls),
+        significant=len(evidence.significant),
+        state_changing=len(evidence.state_changing),
+        failed=sum(1 for c in evidence.calls if c.failed),
+        hosts=hosts,
+        servers=servers,
+        started_at=times[0].isoformat() if times else None,
+        ended_at=times[-1].isoformat() if times else None,
+        span_seconds=(times[-1] - times[0]).total_seconds() if len(times) > 1 else None,
+        main_entity=evidence.main_entity,
+        noise_removed=evidence.noise_removed,
+        filtered=draft.filtered,
+        dbdiff_rows=recording.dbdiff.row_count() if recording.dbdiff else 0,
+    )

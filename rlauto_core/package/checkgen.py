@@ -1,0 +1,215 @@
+"""Checkers written from recorded calls: pin what the agent chose, tie server-made ids to their origin."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlauto_core.checkers.views import parse_body, split_path
+from rlauto_core.evidence.entities import path_entities
+from rlauto_core.evidence.models import EntityRef
+from rlauto_core.package.dataflow import Origin, id_like, input_locations, leaves, volatile
+from rlauto_core.package.models import DbDiffCriterion
+from rlauto_core.recording import Call, DbDiff, HttpCall
+from rlauto_core.redact import is_secret_header, is_secret_key
+
+MAX_FIELD_PREDICATES = 12
+MAX_ROW_PREDICATES = 8
+SUCCESS_STATUS: dict[str, Any] = {"gte": 200, "lt": 400}
+
+
+@dataclass
+class CheckContext:
+    invented: dict[str, Origin]
+    # call id -> checker key, for the trajectory's writes (origins a `same_as` can point at)
+    checker_keys: dict[str, str] = field(default_factory=dict)
+    known: set[str] = field(default_factory=set)
+
+
+def safe_key(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "x"
+
+
+def value_predicate(value: Any, ctx: CheckContext) -> Any:
+    """Equality for what the agent chose; `same_as` its creator for an id the server invented."""
+    origin = ctx.invented.get(str(value)) if id_like(value) else None
+    if origin is None:
+        if isinstance(value, str) and " " in value.strip():
+            return {"eq": value, "case_insensitive": True}
+        return value
+    key = ctx.checker_keys.get(origin.call_id)
+    if key is None:
+        return {"exists": True}
+    return {"same_as": {"checker": key, "field": f"{origin.root}.{origin.path}"}}
+
+
+def _field_predicates(values: list[tuple[str, Any]], ctx: CheckContext) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for path, value in values:
+        if len(found) >= MAX_FIELD_PREDICATES:
+            break
+        if value is None or any(is_secret_key(part) for part in path.split(".")):
+            continue
+        if isinstance(value, list):
+            if any(ctx.invented.get(str(v)) for v in value):
+                found[path] = {"exists": True}
+            elif value and all(not isinstance(v, dict | list) for v in value):
+                found[path] = {"contains": value}
+            continue
+        if volatile(path, value, ctx.known):
+            continue
+        found[path] = value_predicate(value, ctx)
+    return found
+
+
+def _path_template(call: HttpCall, ctx: CheckContext) -> tuple[str, dict[str, Any]]:
+    names = {ref.value: ref.key for ref in path_entities(call.path)}
+    parts: list[str] = []
+    params: dict[str, Any] = {}
+    for segment in split_path(call.path):
+        if segment in names or ctx.invented.get(segment):
+            name = names.get(segment) or "id"
+            unique, n = name, 2
+            while unique in params:
+                unique, n = f"{name}{n}", n + 1
+            parts.append("{" + unique + "}")
+            params[unique] = value_predicate(segment, ctx)
+        else:
+            parts.append(segment)
+    return "/" + "/".join(parts), params
+
+
+def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
+    """A matcher for this call as the agent must make it again: same target, same content, success."""
+    if isinstance(call, HttpCall):
+        checker: dict[str, Any] = {"kind": "http_call", "method": call.method.upper()}
+        template, params = _path_template(call, ctx)
+        if params:
+            checker["path_template"] = template
+            checker["path_params"] = params
+        else:
+            checker["path"] = call.path
+        query = _field_predicates([(k, v) for k, v in call.query if not is_secret_header(k)], ctx)
+        if query:
+            checker["query"] = query
+        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+        request = _field_predicates(leaves(body), ctx) if isinstance(body, dict | list) else {}
+        if request:
+            checker["request"] = request
+        checker["status"] = dict(SUCCESS_STATUS)
+        return checker
+    checker = {"kind": "mcp_call", "tool": call.tool}
+    arguments = _field_predicates(leaves(call.arguments), ctx)
+    if arguments:
+        checker["arguments"] = arguments
+    checker["is_error"] = False
+    return checker
+
+
+def target_location(call: Call, target: EntityRef) -> tuple[str, str] | None:
+    """Where the call names its target: ("segment", index) or ("request"/"query"/"arguments", path)."""
+    for loc in input_locations(call):
+        if not isinstance(loc.value, list) and str(loc.value) == target.value:
+            return loc.root, loc.path
+    return None
+
+
+def stray_matcher(call: Call, checker: dict[str, Any], target: EntityRef, allowed: list[Any]) -> dict[str, Any] | None:
+    """The same kind of write aimed at any other entity than the allowed target predicates."""
+    where = target_location(call, target)
+    if where is None or not allowed:
+        return None
+    root, path = where
+    if len(allowed) == 1:
+        negated: Any = {"not": allowed[0]}
+    elif all(not isinstance(a, dict) for a in allowed):
+        negated = {"not": {"in": allowed}}
+    else:
+        return None
+    if isinstance(call, HttpCall):
+        matcher: dict[str, Any] = {"kind": "http_call", "method": checker["method"], "status": dict(SUCCESS_STATUS)}
+        if root == "segment":
+            if "path_template" not in checker:
+                return None
+            name = _param_at(checker["path_template"], int(path))
+            if name is None:
+                return None
+            matcher["path_template"] = checker["path_template"]
+            matcher["path_params"] = {name: negated}
+        else:
+            matcher["path_template" if "path_template" in checker else "path"] = checker.get(
+                "path_template", checker.get("path")
+            )
+            matcher[root] = {path: {"exists": True, **negated}}
+        return matcher
+    return {"kind": "mcp_call", "tool": call.tool, "is_error": False, "arguments": {path: {"exists": True, **negated}}}
+
+
+def _param_at(template: str, index: int) -> str | None:
+    parts = split_path(template)
+    if index < len(parts) and parts[index].startswith("{"):
+        return parts[index][1:-1]
+    return None
+
+
+def target_predicate(call: Call, checker: dict[str, Any], target: EntityRef) -> Any:
+    """The predicate the call's checker puts on its target (what a stray must differ from)."""
+    where = target_location(call, target)
+    if where is None:
+        return None
+    root, path = where
+    if root == "segment":
+        name = _param_at(checker.get("path_template", ""), int(path))
+        return checker.get("path_params", {}).get(name) if name else None
+    return checker.get(root, {}).get(path)
+
+
+def dbdiff_criteria(diff: DbDiff, golden_inputs: list[Call], ctx: CheckContext) -> list[DbDiffCriterion]:
+    """Rows the database must show: only columns the agent's own inputs determined."""
+    strings: set[str] = set()
+    keyed: dict[str, list[Any]] = {}
+    for call in golden_inputs:
+        for loc in input_locations(call):
+            last = loc.path.split(".")[-1].lower().replace("-", "_")
+            for value in loc.value if isinstance(loc.value, list) else [loc.value]:
+                if isinstance(value, str):
+                    strings.add(value)
+                keyed.setdefault(last, []).append(value)
+
+    def chosen(column: str, value: Any) -> bool:
+        if value is None or isinstance(value, dict | list) or ctx.invented.get(str(value)):
+            return False
+        if isinstance(value, str) and len(value) >= 2 and value in strings:
+            return True
+        alias = column.lower()
+        candidates = keyed.get(alias, []) + keyed.get(re.sub(r"_(\w)", lambda m: m.group(1).upper(), alias), [])
+        return any(c == value and type(c) is type(value) for c in candidates)
+
+    def row_predicates(row: dict[str, Any]) -> dict[str, Any]:
+        picked = {c: v for c, v in row.items() if chosen(c, v)}
+        return dict(list(picked.items())[:MAX_ROW_PREDICATES])
+
+    criteria: list[DbDiffCriterion] = []
+    for table, changes in diff.tables.items():
+        for row in changes.inserted:
+            if preds := row_predicates(row):
+                criteria.append(DbDiffCriterion(table=table, op="insert", row=preds))
+        for row in changes.deleted:
+            if preds := row_predicates(row):
+                criteria.append(DbDiffCriterion(table=table, op="delete", row=preds))
+        for update in changes.updated:
+            changed = {c: v for c, v in update.after.items() if update.before.get(c, object()) != v}
+            preds = row_predicates(changed)
+            unchanged = {c: v for c, v in update.before.items() if c not in changed}
+            before = row_predicates(unchanged)
+            if preds:
+                criteria.append(DbDiffCriterion(table=table, op="update", row=preds, before=before or None))
+    return criteria
+
+
+def dbdiff_checker(criterion: DbDiffCriterion) -> dict[str, Any]:
+    checker: dict[str, Any] = {"kind": "dbdiff", "table": criterion.table, "op": criterion.op, "row": criterion.row}
+    if criterion.op == "update" and criterion.before:
+        checker["before"] = criterion.before
+    return checker

@@ -1,0 +1,150 @@
+"""Where values come from: the agent's inputs of a call, and ids the server invented.
+
+A checker may pin what the agent chose (target entity, content) but never a value the server
+made up (a new issue number, a message id): those are tied to the call that created them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rlauto_core.checkers.views import parse_body, result_view, split_path
+from rlauto_core.evidence.models import Evidence
+from rlauto_core.recording import Call, HttpCall, Recording
+
+MAX_LEAVES = 400
+MAX_DEPTH = 8
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+_RANDOMISH = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]{20,})$", re.I)
+# Request keys whose values the client makes up (nonces, idempotency keys, clocks).
+VOLATILE_KEY = re.compile(
+    r"(^|[._-])(nonce|idempotency[_-]?key|request[_-]?id|client[_-]?(msg|message)?[_-]?id|trace[_-]?id|"
+    r"timestamp|ts|created[_-]?at|updated[_-]?at|_t|cb|cachebust|cache[_-]?buster)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Location:
+    """One input value of a call: `root` is segment/query/request/arguments, `path` inside it."""
+
+    root: str
+    path: str
+    value: Any
+
+
+def leaves(
+    value: Any, prefix: str = "", depth: int = 0, out: list[tuple[str, Any]] | None = None
+) -> list[tuple[str, Any]]:
+    """(dotted path, scalar) pairs of a JSON value; lists of scalars stay whole (order-free checks)."""
+    found: list[tuple[str, Any]] = [] if out is None else out
+    if len(found) >= MAX_LEAVES or depth > MAX_DEPTH:
+        return found
+    if isinstance(value, dict):
+        for key, item in value.items():
+            leaves(item, f"{prefix}.{key}" if prefix else str(key), depth + 1, found)
+    elif isinstance(value, list) and value and not all(_is_scalar(v) for v in value):
+        for index, item in enumerate(value):
+            leaves(item, f"{prefix}.{index}" if prefix else str(index), depth + 1, found)
+    elif prefix:
+        found.append((prefix, value))
+    return found
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def input_locations(call: Call) -> list[Location]:
+    """Every value the agent put into a call: path segments, query parameters, body/arguments."""
+    if isinstance(call, HttpCall):
+        found = [Location("segment", str(i), s) for i, s in enumerate(split_path(call.path))]
+        found.extend(Location("query", k, v) for k, v in call.query)
+        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+        if isinstance(body, dict | list):
+            found.extend(Location("request", p, v) for p, v in leaves(body))
+        return found
+    return [Location("arguments", p, v) for p, v in leaves(call.arguments)]
+
+
+def output_locations(call: Call) -> list[tuple[str, str, Any]]:
+    """(root, path, value) of what the server answered; structured content before parsed text."""
+    if isinstance(call, HttpCall):
+        body = parse_body(call.response_body, call.response_body_encoding, call.header("content-type", response=True))
+        return [("response", p, v) for p, v in leaves(body)] if isinstance(body, dict | list) else []
+    view = result_view(call.result)
+    if not isinstance(view, dict):
+        return []
+    ordered = {k: view[k] for k in ("structuredContent", "json") if k in view}
+    return [("result", p, v) for p, v in leaves(ordered)]
+
+
+def id_like(value: Any) -> bool:
+    """Could this value be an entity id? Text with a digit, or a number of two digits or more."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) >= 10
+    return isinstance(value, str) and 2 <= len(value) <= 120 and any(ch.isdigit() for ch in value)
+
+
+def _flat_values(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The successful state-changing call whose answer first showed a value, and where."""
+
+    call_id: str
+    root: str
+    path: str
+
+
+def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origin]:
+    """Values first seen in the answer of a successful write: made up by the server."""
+    seen: set[str] = set()
+    if recording.task.instruction:
+        seen.update(re.findall(r"[A-Za-z0-9_.:-]+", recording.task.instruction))
+    invented: dict[str, Origin] = {}
+    for call in recording.calls:
+        for loc in input_locations(call):
+            seen.update(str(v) for v in _flat_values(loc.value) if v is not None)
+        info = evidence.by_id(call.id)
+        creates = info is not None and info.state_changing and not info.failed
+        for root, path, value in output_locations(call):
+            for single in _flat_values(value):
+                text = str(single)
+                if single is None or text in seen:
+                    continue
+                if creates and id_like(single):
+                    invented[text] = Origin(call.id, root, path)
+                seen.add(text)
+    return invented
+
+
+def seen_before(recording: Recording, call_id: str) -> set[str]:
+    """Every value in any input or answer before the call `call_id` (and in the instruction)."""
+    seen: set[str] = set(re.findall(r"[A-Za-z0-9_.:-]+", recording.task.instruction or ""))
+    for call in recording.calls:
+        if call.id == call_id:
+            break
+        seen.update(str(v) for loc in input_locations(call) for v in _flat_values(loc.value))
+        seen.update(str(v) for _, _, value in output_locations(call) for v in _flat_values(value))
+    return seen
+
+
+def volatile(path: str, value: Any, known: set[str]) -> bool:
+    """Client-made values a redo would change: nonces, clocks, random ids nobody showed the agent."""
+    if VOLATILE_KEY.search(path):
+        return True
+    if isinstance(value, str) and _ISO_TIME.match(value):
+        return True
+    return (
+        isinstance(value, str)
+        and bool(_RANDOMISH.match(value))
+        and any(ch.isdigit() for ch in value)
+        and value not in known
+    )

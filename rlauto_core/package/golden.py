@@ -1,0 +1,99 @@
+"""The golden trajectory: which recorded calls an ideal attempt makes, in order, and why others are out."""
+
+from __future__ import annotations
+
+from rlauto_core.evidence.entities import path_entities
+from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
+from rlauto_core.package.dataflow import Origin, input_locations, invented_values
+from rlauto_core.package.models import FilteredCall, GoldenStep
+from rlauto_core.recording import Call, HttpCall, Recording
+from rlauto_core.rules.flags import Flag
+
+# Rule flags whose first calls are strays of the trajectory (the last call is the one they precede).
+_STRAY_FLAGS = ("unread_check_before_mark_read",)
+
+
+def call_target(info: CallEvidence, main: EntityRef | None, call: Call | None = None) -> EntityRef | None:
+    """The entity a call acts on: the deepest id of an HTTP path (`/projects/web/issues/128` acts on
+    issue 128), else the main entity when the call touches it, else its first entity."""
+    if isinstance(call, HttpCall):
+        in_path = [e for e in path_entities(call.path) if e in info.entities]
+        if in_path:
+            return in_path[-1]
+    if main is not None and main in info.entities:
+        return main
+    return info.entities[0] if info.entities else None
+
+
+def select_golden(
+    recording: Recording, evidence: Evidence, flags: list[Flag] | None = None
+) -> tuple[list[str], list[FilteredCall]]:
+    """Significant, successful calls that stay on the main entity; the rest with the reason it is out."""
+    main = evidence.main_entity
+    stray_ids: set[str] = set()
+    for flag in flags or []:
+        if flag.code in _STRAY_FLAGS:
+            stray_ids.update(flag.call_ids[:-1])
+    golden: list[str] = []
+    filtered: list[FilteredCall] = []
+    for info in evidence.calls:
+        reason = None
+        if not info.significant:
+            reason = f"noise ({info.noise_category})"
+        elif info.failed:
+            reason = "failed or unanswered"
+        elif main is not None and any(e.key == main.key and e.value != main.value for e in info.entities):
+            other = next(e.value for e in info.entities if e.key == main.key and e.value != main.value)
+            reason = f"stray: acts on {main.key} {other}, not the main {main.value}"
+        elif info.id in stray_ids:
+            reason = "stray: unread check before marking read"
+        if reason is None:
+            golden.append(info.id)
+        else:
+            filtered.append(FilteredCall(call_id=info.id, name=info.name, reason=reason))
+    return golden, filtered
+
+
+def dependencies(recording: Recording, invented: dict[str, Origin], call_ids: list[str]) -> dict[str, list[str]]:
+    """For each call, the earlier trajectory calls whose invented ids it uses."""
+    order = {cid: n for n, cid in enumerate(call_ids)}
+    result: dict[str, list[str]] = {}
+    for cid in call_ids:
+        call = recording.call_by_id(cid)
+        deps: list[str] = []
+        if call is not None:
+            for loc in input_locations(call):
+                for value in loc.value if isinstance(loc.value, list) else [loc.value]:
+                    origin = invented.get(str(value))
+                    if (
+                        origin
+                        and origin.call_id in order
+                        and order[origin.call_id] < order[cid]
+                        and origin.call_id not in deps
+                    ):
+                        deps.append(origin.call_id)
+        result[cid] = deps
+    return result
+
+
+def golden_steps(recording: Recording, evidence: Evidence, call_ids: list[str]) -> list[GoldenStep]:
+    """The trajectory as package steps: recorded order, with targets and data dependencies."""
+    index = {c.id: c for c in evidence.calls}
+    known = [cid for cid in call_ids if cid in index]
+    known.sort(key=lambda cid: index[cid].index)
+    deps = dependencies(recording, invented_values(recording, evidence), known)
+    steps: list[GoldenStep] = []
+    for number, cid in enumerate(known, start=1):
+        info = index[cid]
+        steps.append(
+            GoldenStep(
+                step=number,
+                call_id=cid,
+                name=info.name,
+                type=info.kind,
+                state_changing=info.state_changing,
+                target=call_target(info, evidence.main_entity, recording.call_by_id(cid)),
+                depends_on=deps.get(cid, []),
+            )
+        )
+    return steps

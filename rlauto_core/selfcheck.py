@@ -1,0 +1,197 @@
+"""Self-check: a package must prove its checkers separate good attempts from bad ones.
+
+The golden trajectory must score full marks, an empty attempt nothing, and each mutant of the
+golden (a write dropped, retargeted, swapped with the write it depends on, or repeated on another
+entity) must lose points. No model involved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from rlauto_core.checkers.dsl import check_catalog
+from rlauto_core.checkers.runtime import score
+from rlauto_core.package.calls import attempt_from_calls, call_from_api_call
+from rlauto_core.package.models import GoldenStep, MutantOutcome, SelfCheck, TaskPackage
+from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
+
+CAUGHT_BAR = 0.95
+
+
+def golden_attempt(package: TaskPackage, recording: Recording | None = None) -> tuple[Recording, list[str]]:
+    """The golden trajectory as an attempt: from the recording when given, else from the package alone."""
+    problems: list[str] = []
+    calls: list[Call] = []
+    for step in package.golden_trajectory:
+        call = recording.call_by_id(step.call_id) if recording is not None else None
+        if call is None:
+            obj = package.api_call(step.call_id)
+            if obj is None:
+                problems.append(f"golden step {step.step} points at call {step.call_id!r}, which is nowhere")
+                continue
+            call = call_from_api_call(obj)
+        calls.append(call)
+    mode = package.network.mode
+    attempt = attempt_from_calls(recording, calls, "golden", mode)
+    if recording is None and package.dbdiff_criteria.golden_diff is not None:
+        attempt.dbdiff = DbDiff.model_validate(package.dbdiff_criteria.golden_diff)
+    return attempt, problems
+
+
+def _other(value: Any) -> Any:
+    """A different id of the same shape: another entity."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value + 7919
+    return f"{value}7"
+
+
+def _swap_value(node: Any, old: str, new: Any) -> tuple[Any, bool]:
+    if isinstance(node, dict):
+        changed = False
+        out: dict[str, Any] = {}
+        for key, item in node.items():
+            out[key], hit = _swap_value(item, old, new)
+            changed |= hit
+        return out, changed
+    if isinstance(node, list):
+        pairs = [_swap_value(item, old, new) for item in node]
+        return [p[0] for p in pairs], any(p[1] for p in pairs)
+    if not isinstance(node, bool) and isinstance(node, str | int | float) and str(node) == old:
+        return (new if isinstance(node, str) else _other(node)), True
+    return node, False
+
+
+def retarget(call: Call, value: str) -> Call | None:
+    """The call aimed at another entity: every input naming `value` names another one; None if none does."""
+    new = _other(value)
+    if isinstance(call, HttpCall):
+        changed = False
+        url = call.url
+        pattern = re.compile(rf"(?<=[/=]){re.escape(value)}(?=[/?&#]|$)")
+        if pattern.search(url):
+            url, changed = pattern.sub(str(new), url), True
+        body = call.request_body
+        if body and call.request_body_encoding == "text":
+            try:
+                parsed, hit = _swap_value(json.loads(body), value, str(new))
+                if hit:
+                    body, changed = json.dumps(parsed), True
+            except ValueError:
+                form = re.compile(rf"(?<==){re.escape(value)}(?=&|$)")
+                if form.search(body):
+                    body, changed = form.sub(str(new), body), True
+        return call.model_copy(update={"url": url, "request_body": body}) if changed else None
+    arguments, hit = _swap_value(call.arguments, value, str(new))
+    return call.model_copy(update={"arguments": arguments}) if hit else None
+
+
+MutantKind = Literal["drop", "retarget", "swap", "stray"]
+
+
+def mutants(golden: Recording, steps: list[GoldenStep]) -> Iterator[tuple[MutantKind, str, list[str], Recording]]:
+    """(kind, description, call ids, attempt) for each applicable mutant of the golden attempt."""
+    calls = list(golden.calls)
+    position = {c.id: n for n, c in enumerate(calls)}
+    writes = [s for s in steps if s.state_changing and s.call_id in position]
+
+    def attempt(new_calls: list[Call]) -> Recording:
+        return attempt_from_calls(golden, new_calls, "mutant", golden.mode.value)
+
+    for step in writes:
+        n = position[step.call_id]
+        yield "drop", f"drop {step.name} ({step.call_id})", [step.call_id], attempt(calls[:n] + calls[n + 1 :])
+    for step in writes:
+        if step.target is None:
+            continue
+        n = position[step.call_id]
+        moved = retarget(calls[n], step.target.value)
+        if moved is None:
+            continue
+        what = f"{step.name} ({step.call_id}) on another {step.target.key}"
+        yield "retarget", f"move {what}", [step.call_id], attempt([*calls[:n], moved, *calls[n + 1 :]])
+        stray = moved.model_copy(update={"id": f"{step.call_id}-stray"})
+        yield "stray", f"add a stray {what}", [step.call_id], attempt([*calls[: n + 1], stray, *calls[n + 1 :]])
+    for step in writes:
+        for dep in step.depends_on:
+            if dep not in position or not any(s.call_id == dep for s in writes):
+                continue
+            a, b = position[dep], position[step.call_id]
+            swapped = list(calls)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            yield "swap", f"swap {dep} and {step.call_id}", [dep, step.call_id], attempt(swapped)
+
+
+def self_check(package: TaskPackage, recording: Recording | None = None) -> SelfCheck:
+    """Run the golden, the empty attempt and every mutant through the package's own checkers."""
+    errors = [f.message for f in check_catalog(package.rubric_checkers, [(r.id, r.checker_key) for r in package.task.rubrics]) if f.severity == "error"]  # fmt: skip
+    maximum = float(package.max_score)
+    if errors or not package.task.rubrics:
+        problems = [f"checker DSL: {e}" for e in errors] or ["the package has no rubrics"]
+        return SelfCheck(
+            golden_full_marks=False,
+            golden_score=0,
+            max_score=maximum,
+            empty_attempt_score=0,
+            empty_attempt_passed=False,
+            mutants_total=0,
+            mutants_caught=0,
+            caught_fraction=0.0,
+            problems=problems,
+        )
+    golden, problems = golden_attempt(package, recording)
+    golden_report = score(package, golden)
+    full = golden_report.score == golden_report.max_score and golden_report.max_score > 0
+    for rubric in golden_report.rubrics:
+        if not rubric.passed:
+            problems.append(f"golden trajectory fails rubric {rubric.id} ({rubric.title}): {rubric.reason}")
+    empty = attempt_from_calls(None, [], "empty", package.network.mode)
+    empty_report = score(package, empty)
+    for rubric in empty_report.rubrics:
+        if rubric.passed:
+            problems.append(f"rubric {rubric.id} ({rubric.title}) passes an empty attempt")
+    outcomes: list[MutantOutcome] = []
+    for number, (kind, description, ids, mutant) in enumerate(mutants(golden, package.golden_trajectory), 1):
+        result = score(package, mutant)
+        caught = result.score < golden_report.score
+        outcomes.append(
+            MutantOutcome(
+                id=f"m{number}",
+                kind=kind,
+                description=description,
+                call_ids=ids,
+                score=result.score,
+                caught=caught,
+            )
+        )
+        if not caught:
+            problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
+    caught_count = sum(1 for m in outcomes if m.caught)
+    if not outcomes:
+        problems.append("no mutant applies: the golden trajectory has no state-changing call")
+    return SelfCheck(
+        golden_full_marks=full,
+        golden_score=golden_report.score,
+        max_score=maximum,
+        empty_attempt_score=empty_report.score,
+        empty_attempt_passed=empty_report.passed,
+        mutants_total=len(outcomes),
+        mutants_caught=caught_count,
+        caught_fraction=round(caught_count / len(outcomes), 4) if outcomes else 0.0,
+        mutants=outcomes,
+        problems=problems,
+    )
+
+
+def cli_dict(result: SelfCheck) -> dict[str, Any]:
+    """The `rlauto validate --json` keys."""
+    return {
+        "golden_full_marks": result.golden_full_marks,
+        "empty_attempt_score": result.empty_attempt_score,
+        "mutants_total": result.mutants_total,
+        "mutants_caught": result.mutants_caught,
+        "caught_fraction": result.caught_fraction,
+        "problems": result.problems,
+    }
