@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from rlauto_core.errors import RecordingError
-from rlauto_core.importers.http_fields import read_body, read_headers
+from rlauto_core.importers.http_fields import check_url, read_body, read_headers
 from rlauto_core.importers.jsonload import check_shape, expect_dict, expect_list, optional_number, type_name
 from rlauto_core.importers.timestamps import parse_timestamp
 from rlauto_core.recording import HttpCall
@@ -73,7 +73,7 @@ def _entry(entry: Any, number: int, file: str) -> HttpCall:
         started_at=parse_timestamp(entry.get("startedDateTime"), file, f"{where}.startedDateTime"),
         duration_ms=duration if duration is None or duration >= 0 else None,
         method=method.upper(),
-        url=url,
+        url=check_url(url, file, where),
         resource_type=_resource_type(entry),
         request_headers=read_headers(request.get("headers"), file, f"{where}.request.headers"),
         request_body=request_body,

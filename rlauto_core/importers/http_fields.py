@@ -11,6 +11,8 @@ from rlauto_core.errors import RecordingError
 from rlauto_core.importers.jsonload import MAX_STRING_BYTES, type_name
 from rlauto_core.recording import BodyEncoding, Header
 
+MAX_URL_CHARS = 1024 * 1024
+MAX_HEADER_CHARS = 1024 * 1024
 _TEXT_MIME_HINTS = ("json", "text", "xml", "javascript", "x-www-form-urlencoded", "graphql", "csv", "yaml")
 
 
@@ -19,13 +21,18 @@ def read_headers(value: Any, file: str, where: str) -> list[Header]:
     if value is None:
         return []
     if isinstance(value, dict):
+        if any(len(str(k)) > MAX_HEADER_CHARS for k in value):
+            raise RecordingError(file, f"{where}: a header name is too long (limit {MAX_HEADER_CHARS})")
         return [Header(name=str(k), value=_header_value(v, file, where)) for k, v in value.items()]
     if isinstance(value, list):
         headers: list[Header] = []
         for number, item in enumerate(value):
             if not isinstance(item, dict) or "name" not in item:
                 raise RecordingError(file, f'{where}[{number}] must be an object with a "name"')
-            headers.append(Header(name=str(item["name"]), value=_header_value(item.get("value"), file, where)))
+            name = str(item["name"])
+            if len(name) > MAX_HEADER_CHARS:
+                raise RecordingError(file, f"{where}[{number}]: a header name is too long")
+            headers.append(Header(name=name, value=_header_value(item.get("value"), file, where)))
         return headers
     raise RecordingError(file, f"{where} must be an object or a list of {{name, value}}, got {type_name(value)}")
 
@@ -34,10 +41,21 @@ def _header_value(value: Any, file: str, where: str) -> str:
     if value is None:
         return ""
     if isinstance(value, list):  # some exporters repeat a header as a list of values
-        return ", ".join(str(v) for v in value)
-    if isinstance(value, (dict,)):
+        value = ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
         raise RecordingError(file, f"{where}: a header value must be a string, got an object")
-    return str(value)
+    text = str(value)
+    if len(text) > MAX_HEADER_CHARS:
+        raise RecordingError(
+            file, f"{where}: a header value of {len(text)} characters is too long (limit {MAX_HEADER_CHARS})"
+        )
+    return text
+
+
+def check_url(url: str, file: str, where: str) -> str:
+    if len(url) > MAX_URL_CHARS:
+        raise RecordingError(file, f"{where}: the url has {len(url)} characters, too long (limit {MAX_URL_CHARS})")
+    return url
 
 
 def read_body(value: Any, encoding: Any, mime: str | None, file: str, where: str) -> tuple[str | None, BodyEncoding]:

@@ -11,6 +11,7 @@ MAX_DEPTH = 100
 # One string value larger than this is refused: nothing a recorder writes needs it, and a
 # model prompt or a package could not carry it anyway.
 MAX_STRING_BYTES = 32 * 1024 * 1024
+MAX_KEY_CHARS = 64 * 1024
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -61,6 +62,11 @@ def check_shape(value: Any, file: str, where: str, max_depth: int = MAX_DEPTH) -
         if depth > max_depth:
             raise RecordingError(file, f"{where}: nesting deeper than {max_depth} levels")
         if isinstance(node, dict):
+            for key in node:
+                if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+                    raise RecordingError(
+                        file, f"{where}: a key of {len(key)} characters, over the limit of {MAX_KEY_CHARS}"
+                    )
             stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
             stack.extend((v, depth + 1) for v in node)

@@ -27,13 +27,10 @@ def parse_mcp_file(data: bytes, file: str) -> list[ToolCall]:
     try:
         document: Any = load_json(data, file)
     except RecordingError as whole_error:
-        # JSON Lines fails as one document; anything else keeps the first error
-        if b"\n" not in data.strip():
+        # JSON Lines fails as one document with "Extra data" after its first line
+        if b"\n" not in data.strip() or "Extra data" not in whole_error.problem:
             raise
-        try:
-            document = load_json_lines(data, file)
-        except RecordingError:
-            raise whole_error from None
+        document = load_json_lines(data, file)
     return import_mcp(document, file)
 
 

@@ -28,8 +28,9 @@ def validate_model(model: type[M], value: Any, file: str, where: str) -> M:
 def import_task(document: Any, file: str = "task.json") -> tuple[RecordingMetadata, AnnotatorTask, dict[str, Any]]:
     document = expect_dict(document, file, "the document")
     check_shape(document, file, "the document")
-    metadata = validate_model(RecordingMetadata, expect_dict(document.get("metadata") or {}, file, "metadata"),
-                              file, "metadata")  # fmt: skip
+    raw_metadata = document.get("metadata")
+    raw_metadata = {} if raw_metadata is None else expect_dict(raw_metadata, file, "metadata")
+    metadata = validate_model(RecordingMetadata, raw_metadata, file, "metadata")
     if "task" not in document:
         raise RecordingError(file, 'has no "task" object')
     task_value = expect_dict(document["task"], file, "task")

@@ -6,7 +6,7 @@ from typing import Any
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers.har import import_har, is_har
-from rlauto_core.importers.http_fields import read_body, read_headers
+from rlauto_core.importers.http_fields import check_url, read_body, read_headers
 from rlauto_core.importers.jsonload import check_shape, expect_dict, optional_number, optional_str, type_name
 from rlauto_core.importers.timestamps import parse_timestamp
 from rlauto_core.recording import HttpCall
@@ -58,7 +58,7 @@ def _request(item: Any, number: int, file: str) -> HttpCall:
         started_at=parse_timestamp(item.get("startedAt"), file, f"{where}.startedAt"),
         duration_ms=optional_number(item.get("durationMs"), file, f"{where}.durationMs"),
         method=method.upper(),
-        url=url,
+        url=check_url(url, file, where),
         resource_type=(optional_str(item.get("resourceType"), file, f"{where}.resourceType") or None),
         request_headers=request_headers,
         request_body=request_body,
