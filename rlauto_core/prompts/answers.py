@@ -23,21 +23,23 @@ class AnalyzerGroup(BaseModel):
 
     title: str = Field(min_length=1)
     description: str = ""
-    calls: list[str] = Field(min_length=1, description="recorded call ids, in recorded order")
+    calls: list[str] = Field(min_length=1, description="call ids as the evidence prints them, in order")
 
 
 class AnalyzerRubric(BaseModel):
     model_config = _LENIENT
 
-    id: str = Field(min_length=1)
     title: str = Field(min_length=1)
     description: str = ""
     max_score: int = Field(default=1, ge=1, le=10)
-    checker_key: str | None = Field(default=None, description="a key of rubric_checkers")
+    checker_key: str = Field(
+        min_length=1, description="a key of rubric_checkers, or of the draft's checkers to keep one as is"
+    )
+    checker: dict[str, Any] | None = Field(default=None, description="the checker inline (optional)")
 
 
 class AnalyzerResult(BaseModel):
-    """The analyzer's refinement of the draft package."""
+    """The analyzer's refinement of the draft package (converted into the builder's PackageDraft)."""
 
     model_config = _LENIENT
 
@@ -45,7 +47,7 @@ class AnalyzerResult(BaseModel):
     recommended_groups: list[AnalyzerGroup] = Field(min_length=1)
     recommended_rubrics: list[AnalyzerRubric] = Field(min_length=1)
     rubric_checkers: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="checker DSL entries by checker_key; keep the draft's when good"
+        default_factory=dict, description="new or changed checkers by key; a draft checker kept as is may be omitted"
     )
     golden_trajectory: list[str] = Field(
         min_length=1, description="call ids of the reference solution, in order; no noise, no strays"

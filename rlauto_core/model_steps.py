@@ -1,0 +1,280 @@
+"""The three model steps of one iteration: analyze (refine the draft), complete rubrics, judge.
+
+Each takes a `ModelClient`, asks through `request_json` (extract, repair, one re-ask) and returns
+plain models plus the tokens it spent. Hard trajectory rules (known call ids, no noise call in
+the golden trajectory or a group) are checked on the answer, so a breach is re-asked once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from rlauto_core.checkers.dsl import check_catalog
+from rlauto_core.evidence.models import Evidence
+from rlauto_core.evidence.views import slim_id
+from rlauto_core.judge import JudgeResult, PassPolicy
+from rlauto_core.llm.json_answers import request_json
+from rlauto_core.llm.types import ModelClient, TokenUsage
+from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
+from rlauto_core.package.models import TaskPackage
+from rlauto_core.prompts.analyzer import analyzer_messages, analyzer_user_prompt
+from rlauto_core.prompts.answers import AnalyzerResult, JudgeAnswer, RubricCompletion
+from rlauto_core.prompts.judge import judge_messages
+from rlauto_core.prompts.rubric import rubric_messages
+from rlauto_core.rules.flags import Flag
+
+
+class CallIndex:
+    """Resolves the ids a model writes (recorded ids or the slim `c<index>` ids) to recorded ids."""
+
+    def __init__(self, evidence: Evidence) -> None:
+        self._ids: dict[str, str] = {}
+        self._noise: dict[str, str] = {}
+        for call in evidence.calls:
+            self._ids[call.id] = call.id
+            self._ids.setdefault(slim_id(call), call.id)
+            if not call.significant:
+                self._noise[call.id] = call.noise_category or "noise"
+
+    def resolve(self, written: str) -> str | None:
+        return self._ids.get(str(written).strip())
+
+    def noise_category(self, call_id: str) -> str | None:
+        return self._noise.get(call_id)
+
+    def problems(self, result: AnalyzerResult) -> list[str]:
+        found: list[str] = []
+        places = [("golden_trajectory", result.golden_trajectory)]
+        places += [(f"recommended_groups[{n}] {g.title!r}", g.calls) for n, g in enumerate(result.recommended_groups)]
+        for where, ids in places:
+            for written in ids:
+                call_id = self.resolve(written)
+                if call_id is None:
+                    found.append(f"{where}: call id {written!r} is not in the evidence")
+                elif (category := self.noise_category(call_id)) is not None:
+                    found.append(f"{where}: call {written!r} is {category} noise (NOISE BLACKLIST); remove it")
+        if len(set(result.golden_trajectory)) != len(result.golden_trajectory):
+            found.append("golden_trajectory: a call id appears twice")
+        return found
+
+
+class AnalyzerStep(BaseModel):
+    result: AnalyzerResult
+    draft: PackageDraft
+    incomplete: dict[str, list[str]]
+    usage: TokenUsage
+    prompt_chars: int
+    reasked: bool
+
+
+def draft_view(draft: PackageDraft) -> dict[str, Any]:
+    """The offline draft as the analyzer sees it: what to refine, without the filtered list."""
+    return draft.model_dump(mode="json", exclude={"filtered"})
+
+
+def _referenced_keys(value: Any, known: set[str]) -> set[str]:
+    found: set[str] = set()
+    if isinstance(value, str) and value in known:
+        found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            found |= _referenced_keys(item, known)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _referenced_keys(item, known)
+    return found
+
+
+def _offline_catalog(draft: PackageDraft) -> dict[str, dict[str, Any]]:
+    catalog = dict(draft.extra_checkers)
+    for rubric in draft.rubrics:
+        if rubric.checker is not None:
+            catalog[rubric.checker_key] = rubric.checker
+    return catalog
+
+
+def catalog_problems(draft: PackageDraft) -> dict[str, list[str]]:
+    """DSL problems per rubric checker key (a rubric with no checker at all included)."""
+    catalog = {**draft.extra_checkers, **{r.checker_key: r.checker for r in draft.rubrics if r.checker is not None}}
+    problems: dict[str, list[str]] = {}
+    for rubric in draft.rubrics:
+        if rubric.checker_key not in catalog:
+            problems.setdefault(rubric.checker_key, []).append(f'rubric "{rubric.title}" has no checker')
+    flags: list[Flag] = check_catalog(catalog, [(r.title, r.checker_key) for r in draft.rubrics])
+    for flag in flags:
+        for rubric in draft.rubrics:
+            if f'"{rubric.checker_key}"' in flag.message:
+                problems.setdefault(rubric.checker_key, []).append(flag.message)
+    return problems
+
+
+def to_draft(result: AnalyzerResult, offline: PackageDraft, index: CallIndex) -> PackageDraft:
+    """The builder's draft from the model's answer; checkers it kept by key come from the offline draft."""
+    offline_catalog = _offline_catalog(offline)
+    rubrics: list[DraftRubric] = []
+    for item in result.recommended_rubrics:
+        checker = item.checker or result.rubric_checkers.get(item.checker_key) or offline_catalog.get(item.checker_key)
+        rubrics.append(
+            DraftRubric(
+                title=item.title,
+                description=item.description,
+                max_score=item.max_score,
+                checker_key=item.checker_key,
+                checker=checker,
+            )
+        )
+    used = {r.checker_key for r in rubrics}
+    extra = {k: v for k, v in result.rubric_checkers.items() if k not in used}
+    # offline checkers that kept rubrics still point at (order, absent, same_as) come along
+    pending = _referenced_keys([r.checker for r in rubrics] + list(extra.values()), set(offline_catalog))
+    while pending:
+        key = pending.pop()
+        if key in used or key in extra:
+            continue
+        extra[key] = offline_catalog[key]
+        pending |= _referenced_keys(offline_catalog[key], set(offline_catalog)) - used - set(extra)
+    groups = [
+        DraftGroup(
+            title=g.title,
+            description=g.description,
+            call_ids=[cid for c in g.calls if (cid := index.resolve(c)) is not None],
+        )
+        for g in result.recommended_groups
+    ]
+    return PackageDraft(
+        instruction=result.recommended_instruction.strip(),
+        golden_call_ids=[cid for c in result.golden_trajectory if (cid := index.resolve(c)) is not None],
+        groups=groups,
+        rubrics=rubrics,
+        extra_checkers=extra,
+        dbdiff_criteria=offline.dbdiff_criteria,
+        filtered=offline.filtered,
+        notes=[*offline.notes, *result.evidence_limits],
+    )
+
+
+def analyze_with_model(
+    client: ModelClient,
+    *,
+    evidence: Evidence,
+    slim: dict[str, Any],
+    flags: list[Flag],
+    offline: PackageDraft,
+    memory: str,
+    judge_feedback: str,
+    user_feedback: str,
+    iteration: int,
+    max_iterations: int,
+) -> AnalyzerStep:
+    index = CallIndex(evidence)
+    prompt = analyzer_user_prompt(
+        slim_evidence=slim,
+        flags=[f.model_dump(mode="json") for f in flags],
+        draft=draft_view(offline),
+        memory=memory,
+        judge_feedback=judge_feedback,
+        user_feedback=user_feedback,
+        iteration=iteration,
+        max_iterations=max_iterations,
+    )
+
+    def hard_rules(result: AnalyzerResult) -> None:
+        problems = index.problems(result)
+        if problems:
+            raise ValueError("; ".join(problems[:10]))
+
+    answer = request_json(client, analyzer_messages(evidence.mode, prompt), AnalyzerResult, check=hard_rules)
+    draft = to_draft(answer.value, offline, index)
+    return AnalyzerStep(
+        result=answer.value,
+        draft=draft,
+        incomplete=catalog_problems(draft),
+        usage=answer.usage,
+        prompt_chars=len(prompt),
+        reasked=answer.reasked,
+    )
+
+
+def complete_rubrics(
+    client: ModelClient, draft: PackageDraft, incomplete: dict[str, list[str]], slim: dict[str, Any]
+) -> tuple[PackageDraft, TokenUsage]:
+    """Ask the rubric model for checkers of the incomplete rubrics; keep only those that validate."""
+    wanted = [
+        {"checker_key": r.checker_key, "title": r.title, "description": r.description}
+        for r in draft.rubrics
+        if r.checker_key in incomplete
+    ]
+    messages = rubric_messages(
+        instruction=draft.instruction,
+        incomplete=wanted,
+        problems=[p for ps in incomplete.values() for p in ps],
+        existing_checkers={**draft.extra_checkers, **{r.checker_key: r.checker for r in draft.rubrics if r.checker}},
+        slim_evidence=slim,
+    )
+    answer = request_json(client, messages, RubricCompletion)
+    completed = draft.model_copy(deep=True)
+    for rubric in completed.rubrics:
+        if rubric.checker_key in incomplete and rubric.checker_key in answer.value.rubric_checkers:
+            rubric.checker = answer.value.rubric_checkers[rubric.checker_key]
+    return completed, answer.usage
+
+
+def settle_incomplete(draft: PackageDraft, offline: PackageDraft) -> PackageDraft:
+    """Rubrics still without a valid checker: the offline checker of that key, or the rubric goes."""
+    problems = catalog_problems(draft)
+    if not problems:
+        return draft
+    offline_catalog = _offline_catalog(offline)
+    settled = draft.model_copy(deep=True)
+    kept: list[DraftRubric] = []
+    for rubric in settled.rubrics:
+        if rubric.checker_key not in problems:
+            kept.append(rubric)
+        elif rubric.checker_key in offline_catalog:
+            rubric.checker = offline_catalog[rubric.checker_key]
+            kept.append(rubric)
+        else:
+            settled.notes.append(f'rubric "{rubric.title}" dropped: {"; ".join(problems[rubric.checker_key])}')
+    settled.rubrics = kept
+    return settled
+
+
+def package_view(package: TaskPackage) -> dict[str, Any]:
+    """What the judge reads: the package without full call bodies (ids and names stand for them)."""
+    return {
+        "instruction": package.task.instruction,
+        "subtasks": [
+            {
+                "title": s.title,
+                "description": s.description,
+                "calls": [{"id": c.id, "name": c.name} for c in s.api_calls],
+            }
+            for s in package.task.subtasks
+        ],
+        "rubrics": [r.model_dump(mode="json") for r in package.task.rubrics],
+        "rubric_checkers": package.rubric_checkers,
+        "golden_trajectory": [s.model_dump(mode="json", exclude_none=True) for s in package.golden_trajectory],
+        "dbdiff_criteria": [c.model_dump(mode="json", exclude_none=True) for c in package.dbdiff_criteria.criteria],
+    }
+
+
+def judge_with_model(
+    client: ModelClient,
+    package: TaskPackage,
+    *,
+    slim: dict[str, Any],
+    policy: PassPolicy,
+    prompt_template: str | None = None,
+) -> tuple[JudgeResult, TokenUsage]:
+    self_check = package.validation.self_check
+    messages = judge_messages(
+        package_view=package_view(package),
+        slim_evidence=slim,
+        self_check=json.loads(self_check.model_dump_json(exclude={"mutants"})) if self_check else None,
+        prompt_template=prompt_template,
+    )
+    answer = request_json(client, messages, JudgeAnswer)
+    return answer.value.to_result(policy), answer.usage
