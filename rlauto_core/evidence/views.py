@@ -93,15 +93,17 @@ def _http_io(call: HttpCall, *, slim: bool) -> dict[str, Any]:
     }
 
 
-def _tool_io(call: ToolCall, *, slim: bool) -> dict[str, Any]:
+def _tool_io(call: ToolCall, *, slim: bool, write: bool = True) -> dict[str, Any]:
     arguments = redact_json(call.arguments)
     result = redact_json(call.result)
     if slim:
         out: dict[str, Any] = {"arguments": trim(arguments)}
+        # a read's result matters only for the ids it shows; a write's for what it confirms
+        depth = 2 if write else 1
         if isinstance(result, dict) and "structuredContent" in result:
-            out["result"] = relevant(result["structuredContent"])
+            out["result"] = relevant(result["structuredContent"], depth)
         elif result is not None:
-            out["result"] = relevant(result) if not isinstance(result, str) else trim(result)
+            out["result"] = relevant(result, depth) if not isinstance(result, str) else trim(result)
         if call.is_error:
             out["is_error"] = True
         if not call.answered:
@@ -129,12 +131,16 @@ def _call_view(recording: Recording, evidence_call: CallEvidence, *, slim: bool)
         view["status"] = evidence_call.status
     if evidence_call.failed:
         view["failed"] = True
-    if evidence_call.entities:
+    # tool arguments already show their ids; paths and bodies of HTTP calls hide them
+    if evidence_call.entities and (evidence_call.kind == "http" or not slim):
         view["entities"] = {e.key: e.value for e in evidence_call.entities}
     if not slim:
         view["significant"] = evidence_call.significant
         view["noise_category"] = evidence_call.noise_category
-    view.update(_http_io(call, slim=slim) if isinstance(call, HttpCall) else _tool_io(call, slim=slim))
+    if isinstance(call, HttpCall):
+        view.update(_http_io(call, slim=slim))
+    else:
+        view.update(_tool_io(call, slim=slim, write=evidence_call.state_changing))
     return view
 
 
