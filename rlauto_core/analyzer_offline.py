@@ -60,7 +60,8 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     for number, criterion in enumerate(criteria, start=1):
         key = f"db_{safe_key(criterion.table)}_{criterion.op}_{number}"
         criterion.checker_key = key
-        criterion.description = _row_text(criterion.table, criterion.op, criterion.row)
+        sources = {key: call_id for call_id, key in ctx.checker_keys.items()}
+        criterion.description = _row_text(criterion.table, criterion.op, criterion.row, sources)
         rubrics.append(
             DraftRubric(
                 title=f"Database: {criterion.description}",
@@ -169,18 +170,31 @@ def _content_summary(call: Call) -> str:
     return ", ".join(parts)
 
 
-def _row_text(table: str, op: str, row: dict[str, Any]) -> str:
-    shown = ", ".join(f"{k}={v!r}" if len(repr(v)) <= 40 else f"{k}={repr(v)[:37]}..." for k, v in row.items())
+def _shown(column: str, value: Any, sources: dict[str, str]) -> str:
+    if isinstance(value, dict) and "same_as" in value:
+        return f"{column} = the id {sources.get(value['same_as'].get('checker'), 'an earlier call')} returned"
+    if isinstance(value, dict) and "eq" in value:
+        value = value["eq"]
+    if isinstance(value, str) and len(value) > 40:
+        value = value[:37] + "..."
+    return f"{column}={value!r}"
+
+
+def _row_text(table: str, op: str, row: dict[str, Any], sources: dict[str, str]) -> str:
+    shown = ", ".join(_shown(k, v, sources) for k, v in row.items())
     verb = {"insert": "a new row", "update": "an updated row", "delete": "a deleted row"}[op]
     return f"{verb} in {table} with {shown}"
 
 
-def _action(call: Call) -> str:
+def _action(call: Call, named: bool = True) -> str:
+    """`create card (POST /api/boards/b_12/cards)`; without the call's name for instructions."""
     if isinstance(call, HttpCall):
         nouns = [s for s in call.path.split("/") if s and not any(ch.isdigit() for ch in s)]
         noun = nouns[-1] if nouns else "resource"
-        return f"{_VERBS.get(call.method.upper(), call.method.upper()).lower()} {noun} ({call.name})"
-    return call.tool.replace("_", " ") + f" ({call.tool})"
+        noun = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+        verb = _VERBS.get(call.method.upper(), call.method.upper()).lower()
+        return f"{verb} {noun.replace('_', ' ')}" + (f" ({call.name})" if named else "")
+    return call.tool.replace("_", " ") + (f" ({call.tool})" if named else "")
 
 
 def _instruction(steps: list[GoldenStep], calls: dict[str, Call | None], main: EntityRef | None) -> str:
@@ -190,9 +204,11 @@ def _instruction(steps: list[GoldenStep], calls: dict[str, Call | None], main: E
         call = calls[step.call_id]
         if step.state_changing and call is not None:
             content = _content_summary(call)
-            actions.append(_action(call) + (f" with {content}" if content else ""))
+            actions.append(_action(call, named=False) + (f" with {content}" if content else ""))
     if not actions:
-        actions = [_action(c) for c in calls.values() if c is not None][:3] or ["look up the recorded data"]
+        actions = [_action(c, named=False) for c in calls.values() if c is not None][:3] or [
+            "look up the recorded data"
+        ]
     where = f"For {main.key} {main.value}: " if main else ""
     return where + ", then ".join(actions) + "."
 

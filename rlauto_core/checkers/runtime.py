@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rlauto_core.checkers.dsl import check_catalog
-from rlauto_core.checkers.predicates import MISSING, evaluate
+from rlauto_core.checkers.predicates import MISSING, RefResolver, evaluate
 from rlauto_core.checkers.views import CallView, match_template, recording_views, resolve
 from rlauto_core.errors import PackageError
 from rlauto_core.package.models import TaskPackage
@@ -211,19 +211,26 @@ class CheckerEngine:
         if not rows:
             return False, f"no {op} in table {table!r}", []
         last_why = ""
+
+        def resolver(ref: dict[str, Any]) -> list[Any]:
+            # a row may equal what any call of the attempt produced: the database has no order
+            return self._ref_values(ref, len(self.views) + 1)
+
         for number, (row, before) in enumerate(rows):
-            ok, why = _row_matches(checker.get("row") or {}, row)
+            ok, why = _row_matches(checker.get("row") or {}, row, resolver)
             if ok and op == "update":
-                ok, why = _row_matches(checker.get("before") or {}, before)
+                ok, why = _row_matches(checker.get("before") or {}, before, resolver)
             if ok:
                 return True, f"{table} {op} row {number} matches", []
             last_why = why
         return False, f"no {op} row of {table!r} matches: {last_why}", []
 
 
-def _row_matches(predicates: dict[str, Any], row: dict[str, Any]) -> tuple[bool, str]:
+def _row_matches(
+    predicates: dict[str, Any], row: dict[str, Any], resolver: RefResolver | None = None
+) -> tuple[bool, str]:
     for column, predicate in predicates.items():
-        ok, why = evaluate(predicate, resolve(row, column))
+        ok, why = evaluate(predicate, resolve(row, column), resolver)
         if not ok:
             return False, f"{column}: {why}"
     return True, ""

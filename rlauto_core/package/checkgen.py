@@ -178,16 +178,21 @@ def dbdiff_criteria(diff: DbDiff, golden_inputs: list[Call], ctx: CheckContext) 
                 keyed.setdefault(last, []).append(value)
 
     def chosen(column: str, value: Any) -> bool:
-        if value is None or isinstance(value, dict | list) or ctx.invented.get(str(value)):
+        if value is None or isinstance(value, dict | list):
             return False
+        origin = ctx.invented.get(str(value)) if id_like(value) else None
+        if origin is not None:  # a made-up id is checked against the call that made it
+            return origin.call_id in ctx.checker_keys and str(value) in strings | {str(v) for v in keyed_values}
         if isinstance(value, str) and len(value) >= 2 and value in strings:
             return True
         alias = column.lower()
         candidates = keyed.get(alias, []) + keyed.get(re.sub(r"_(\w)", lambda m: m.group(1).upper(), alias), [])
         return any(c == value and type(c) is type(value) for c in candidates)
 
+    keyed_values = [v for values in keyed.values() for v in values if not isinstance(v, list | dict)]
+
     def row_predicates(row: dict[str, Any]) -> dict[str, Any]:
-        picked = {c: v for c, v in row.items() if chosen(c, v)}
+        picked = {c: value_predicate(v, ctx) for c, v in row.items() if chosen(c, v)}
         return dict(list(picked.items())[:MAX_ROW_PREDICATES])
 
     criteria: list[DbDiffCriterion] = []

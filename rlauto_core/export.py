@@ -1,0 +1,135 @@
+"""Export: the output ZIP of formats.md section 2, `<recording>.task-package.zip`.
+
+Every entry of the recording is copied byte for byte (same bytes and CRC; the compression may
+differ) except task.json, which is the package. Entry names are sanitized (no absolute paths,
+no `..`, no control characters). The file appears atomically: written aside, then renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from rlauto_core.errors import PackageError
+from rlauto_core.package.io import package_bytes
+from rlauto_core.package.models import TaskPackage
+from rlauto_core.redact import redact_json, redact_text
+
+SUFFIX = ".task-package.zip"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Entries that hold captured traffic or tool calls: redacted when the options ask for it.
+_REDACTABLE = (".json", ".har", ".jsonl", ".ndjson")
+_FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def package_name(source_name: str) -> str:
+    stem = Path(source_name).name
+    for ending in (".zip", ".har", ".json"):
+        if stem.lower().endswith(ending):
+            stem = stem[: -len(ending)]
+            break
+    return (sanitize_entry_name(stem).replace("/", "_") or "recording") + SUFFIX
+
+
+def sanitize_entry_name(name: str) -> str:
+    """A safe relative name: forward slashes, no drive, no `.`/`..`, no control characters."""
+    is_dir = name.endswith(("/", "\\"))
+    parts = []
+    for part in name.replace("\\", "/").split("/"):
+        part = _CONTROL.sub("", part).strip()
+        if part in ("", ".", ".."):
+            continue
+        parts.append(part.replace(":", "_"))
+    clean = "/".join(parts)
+    return clean + "/" if clean and is_dir else clean
+
+
+def redact_entry(data: bytes) -> bytes:
+    """Secrets out of a JSON, JSON Lines or text entry; bytes that are not UTF-8 stay as they are."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data
+    try:
+        return json.dumps(redact_json(json.loads(text)), ensure_ascii=False, indent=1).encode("utf-8")
+    except (ValueError, RecursionError):
+        pass
+    lines: list[str] = []
+    for line in text.splitlines():
+        try:
+            lines.append(json.dumps(redact_json(json.loads(line)), ensure_ascii=False) if line.strip() else line)
+        except (ValueError, RecursionError):
+            lines.append(redact_text(line))
+    return ("\n".join(lines) + ("\n" if text.endswith("\n") else "")).encode("utf-8")
+
+
+def _write_entry(out: zipfile.ZipFile, name: str, data: bytes, date_time: tuple[int, ...] = _FIXED_DATE) -> None:
+    info = zipfile.ZipInfo(name, date_time=date_time)  # type: ignore[arg-type]
+    info.compress_type = zipfile.ZIP_DEFLATED
+    out.writestr(info, data)
+
+
+def _copy_archive(source: Path, out: zipfile.ZipFile, task_entry: str, task: bytes, redact: bool) -> None:
+    written: set[str] = set()
+    with zipfile.ZipFile(source) as archive:
+        for info in archive.infolist():
+            name = sanitize_entry_name(info.filename)
+            if not name or name in written:
+                continue
+            written.add(name)
+            if name == task_entry:
+                _write_entry(out, name, task, info.date_time)
+                continue
+            target = zipfile.ZipInfo(name, date_time=info.date_time)
+            target.external_attr = info.external_attr
+            if info.is_dir():
+                out.writestr(target, b"")
+                continue
+            target.compress_type = zipfile.ZIP_DEFLATED
+            if redact and name.lower().endswith(_REDACTABLE):
+                out.writestr(target, redact_entry(archive.read(info)))
+                continue
+            with archive.open(info) as src, out.open(target, "w") as dst:
+                shutil.copyfileobj(src, dst, 1024 * 1024)
+    if task_entry not in written:
+        _write_entry(out, task_entry, task)
+
+
+def export_package(
+    source: str | Path,
+    package: TaskPackage,
+    out_dir: str | Path,
+    *,
+    root_prefix: str = "",
+    redact_secrets: bool = False,
+) -> Path:
+    """Write `<out_dir>/<recording>.task-package.zip` and return its path."""
+    source, out_dir = Path(source), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / package_name(source.name)
+    task = package_bytes(package)
+    task_entry = sanitize_entry_name(root_prefix + "task.json")
+    handle, tmp_name = tempfile.mkstemp(prefix=".export-", suffix=".tmp", dir=out_dir)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(handle, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as out:
+            if zipfile.is_zipfile(source):
+                _copy_archive(source, out, task_entry, task, redact_secrets)
+            else:
+                data = source.read_bytes()
+                name = sanitize_entry_name(source.name) or "network.har"
+                _write_entry(out, name, redact_entry(data) if redact_secrets else data)
+                _write_entry(out, "task.json", task)
+        os.replace(tmp, target)
+    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
+        tmp.unlink(missing_ok=True)
+        raise PackageError(str(source), f"cannot write the package ZIP ({exc})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
