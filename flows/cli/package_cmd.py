@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from flows.cli.app import app, fail
+
+if TYPE_CHECKING:
+    from rlauto_core.package.pipeline import PackageOutcome
 
 
 @app.command("package")
@@ -28,11 +31,11 @@ def package_command(
     from pydantic import ValidationError
 
     from rlauto_core.options import RunOptions
-    from rlauto_core.package.pipeline import PackageOutcome, expand_paths, package_paths
+    from rlauto_core.package.pipeline import expand_paths, package_paths
 
     try:
         options = RunOptions(
-            rule_profile=profile,  # type: ignore[arg-type]
+            rule_profile=profile,
             strict_full_marks=strict_full_marks,
             ignore_task_complexity_for_full_marks=ignore_task_complexity,
         )
@@ -65,7 +68,7 @@ def package_command(
     raise typer.Exit(code=1 if any(o.status != "packaged" for o in outcomes) else 0)
 
 
-def _summary(outcomes: list) -> None:  # type: ignore[type-arg]
+def _summary(outcomes: list[PackageOutcome]) -> None:
     from rich.console import Console
     from rich.table import Table
 
