@@ -34,9 +34,8 @@ from rlauto_core.prompts.answers import AnalyzerResult
 from rlauto_core.recording import Recording
 from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
-
-# The deterministic validator: six dimensions from rules and the package's self-check.
-Validate = Callable[[Recording, Evidence, TaskPackage, PassPolicy], JudgeResult]
+from rlauto_core.selfcheck import self_check
+from rlauto_core.validator import validate
 
 
 class IterationRecord(BaseModel):
@@ -122,7 +121,6 @@ def run_iterations(
     options: RunOptions,
     clients: ModelClients,
     *,
-    validate: Validate,
     evidence: Evidence | None = None,
     flags: list[Flag] | None = None,
     offline_draft: PackageDraft | None = None,
@@ -148,7 +146,7 @@ def run_iterations(
         ledger = UsageLedger()
         try:
             record = _one_iteration(
-                recording, evidence, flags, slim, offline, options, clients, validate,
+                recording, evidence, flags, slim, offline, options, clients,
                 iteration=iteration, memory=memory, feedback=feedback, ledger=ledger, generated_at=generated_at,
             )  # fmt: skip
         except PermanentModelError as exc:
@@ -200,7 +198,6 @@ def _one_iteration(
     offline: PackageDraft,
     options: RunOptions,
     clients: ModelClients,
-    validate: Validate,
     *,
     iteration: int,
     memory: IterationMemory,
@@ -243,7 +240,10 @@ def _one_iteration(
         flags=flags,
         generated_at=generated_at,
     )
-    validator_result = _verdict(validate(recording, evidence, package, options.pass_policy), options.pass_policy)
+    # the self-check runs once and is stored in the package: validator and judge both read it
+    check = self_check(package, recording)
+    package = package.model_copy(update={"validation": package.validation.model_copy(update={"self_check": check})})
+    validator_result = validate(package, recording, evidence=evidence, check=check, policy=options.pass_policy)
     judge_result, skipped = _judge(clients, package, validator_result, slim=slim, options=options, ledger=ledger)
     judge_result = _verdict(judge_result, options.pass_policy)
     return IterationRecord(

@@ -1,0 +1,306 @@
+"""The judge loop end to end: real importer, builder, self-check and validator; fake model server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from rlauto_core.importers import import_path
+from rlauto_core.iteration import IterationRecord, run_iterations
+from rlauto_core.llm import (
+    EndpointConfig,
+    HttpModelClient,
+    ModelClients,
+    PermanentModelError,
+    RetryPolicy,
+    Role,
+)
+from rlauto_core.options import RunOptions
+from rlauto_core.recording import Recording
+from tests.conftest import EXAMPLES
+from tests.fakes.llm_server import FakeLlmServer
+from tests.llm.scripted import faithful_analyzer, judge_answer
+
+KEYS = {
+    Role.ANALYZER: "sk-ROLEKEY-analyzer-0001",
+    Role.JUDGE: "sk-ROLEKEY-judge-0002",
+    Role.RUBRIC: "sk-ROLEKEY-rubric-0003",
+}
+MakeClients = Callable[..., ModelClients]
+
+
+@pytest.fixture(scope="module")
+def discord() -> Recording:
+    return import_path(EXAMPLES / "discord_reply.zip")
+
+
+@pytest.fixture(scope="module")
+def tracker() -> Recording:
+    return import_path(EXAMPLES / "issue_tracker.zip")
+
+
+@pytest.fixture
+def make_clients(fake_llm: FakeLlmServer) -> Iterator[MakeClients]:
+    opened: list[HttpModelClient] = []
+
+    def make(
+        api_mode: str = "chat", roles: tuple[Role, ...] = (Role.ANALYZER, Role.JUDGE, Role.RUBRIC)
+    ) -> ModelClients:
+        made: dict[Role, HttpModelClient | None] = {}
+        for role in (Role.ANALYZER, Role.JUDGE, Role.RUBRIC):
+            if role not in roles:
+                made[role] = None
+                continue
+            config = EndpointConfig(role=role, base_url=fake_llm.base_url(), model=str(role),
+                                    api_key=SecretStr(KEYS[role]), api_mode=api_mode,  # type: ignore[arg-type]
+                                    key_source=f"{role.upper()}_KEY")  # fmt: skip
+            made[role] = HttpModelClient(config, retry=RetryPolicy(max_attempts=2, base_seconds=0.01))
+            opened.append(made[role])  # type: ignore[arg-type]
+        return ModelClients(analyzer=made[Role.ANALYZER], judge=made[Role.JUDGE], rubric=made[Role.RUBRIC])
+
+    yield make
+    for client in opened:
+        client.close()
+
+
+@pytest.mark.parametrize("api_mode", ["chat", "responses"])
+@pytest.mark.parametrize("example", ["discord", "tracker"])
+def test_a_good_answer_passes_in_one_iteration(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, api_mode: str, example: str, request: pytest.FixtureRequest
+) -> None:
+    recording: Recording = request.getfixturevalue(example)
+    fake_llm.script("analyzer", faithful_analyzer())
+    fake_llm.script("judge", judge_answer())
+    seen: list[IterationRecord] = []
+    outcome = run_iterations(recording, RunOptions(), make_clients(api_mode), on_iteration=seen.append)
+
+    assert outcome.passed and outcome.message == "passed at iteration 1/5, score 12/12"
+    assert (fake_llm.calls("analyzer"), fake_llm.calls("judge"), fake_llm.calls("rubric")) == (1, 1, 0)
+    assert [r.iteration for r in seen] == [1] and seen[0].validator_result.source == "validator"
+    assert outcome.judge_result.source == "model"
+    validation = outcome.package.validation
+    assert validation.verdict == "PASS" and validation.iterations_used == 1 and len(validation.judge) == 1
+    assert validation.self_check is not None and validation.self_check.golden_full_marks
+    assert outcome.usage.by_role["analyzer"].calls == 1 and outcome.usage.by_role["judge"].calls == 1
+    assert outcome.usage.total.total_tokens > 0
+    system = fake_llm.requests("analyzer")[0].prompt_text()
+    assert ("STRAY-CALL REJECTION" in system) is (example == "discord")
+    if example == "discord":  # tool names exactly as recorded
+        names = {c.name for s in outcome.package.task.subtasks for c in s.api_calls}
+        assert "discord_send_message" in names and all(s.group_mode == "mcp" for s in outcome.package.task.subtasks)
+
+
+def test_judge_feedback_memory_and_user_feedback_reach_the_next_prompt(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer())
+    fake_llm.script("judge", judge_answer("too simple", TASK_COMPLEXITY=1), judge_answer())
+    options = RunOptions(strict_full_marks=True, feedback="Keep the reply text verbatim.")
+    outcome = run_iterations(discord, options, make_clients())
+
+    assert outcome.passed and outcome.iterations_used == 2 and outcome.best_iteration == 2
+    first, second = (r.prompt_text() for r in fake_llm.requests("analyzer"))
+    assert "Keep the reply text verbatim." in first and "JUDGE FEEDBACK" not in first
+    assert "=== JUDGE FEEDBACK ===" in second and "TASK COMPLEXITY 1/2" in second and "too simple" in second
+    assert "=== ITERATION MEMORY" in second and "seen 1x, iterations 1-1" in second
+    assert "Keep the reply text verbatim." in second and "2 of 5" in second
+    assert outcome.records[0].memory.items[0].dimension == "TASK COMPLEXITY"
+
+
+def test_without_a_pass_the_best_is_kept_and_the_message_says_so(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script(
+        "analyzer",
+        faithful_analyzer(),
+    )
+    fake_llm.script(
+        "judge",
+        judge_answer(INSTRUCTION_CLARITY=1, TASK_COMPLEXITY=1, RUBRIC_COVERAGE=1, EVIDENCE_GROUNDING=1),
+        judge_answer(INSTRUCTION_CLARITY=1, TASK_COMPLEXITY=1, RUBRIC_COVERAGE=1),
+        judge_answer(
+            INSTRUCTION_CLARITY=1, TASK_COMPLEXITY=1, RUBRIC_COVERAGE=1, EVIDENCE_GROUNDING=1, CHECKER_VERIFIABILITY=1
+        ),
+    )
+    outcome = run_iterations(discord, RunOptions(max_iterations=3), make_clients())
+
+    assert not outcome.passed and outcome.message == "iterated 3/3, best 9"
+    assert outcome.best_iteration == 2 and outcome.judge_result.total == 9
+    assert [j.result.total for j in outcome.package.validation.judge] == [8, 9, 7]
+    assert outcome.package.validation.verdict == "NEEDS_REVISION"
+    assert (fake_llm.calls("analyzer"), fake_llm.calls("judge")) == (3, 3)
+    third = fake_llm.requests("analyzer")[2].prompt_text()
+    assert "seen 2x, iterations 1-2" in third  # repeated problems merged, not repeated
+
+
+@pytest.mark.parametrize(
+    ("options", "passes"),
+    [
+        (RunOptions(max_iterations=1), True),
+        (RunOptions(max_iterations=1, strict_full_marks=True), False),
+        (RunOptions(max_iterations=1, strict_full_marks=True, ignore_task_complexity_for_full_marks=True), True),
+    ],
+    ids=["default", "strict", "strict+ignore-complexity"],
+)
+def test_pass_policy_variants_decide_on_the_same_judge_answer(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording, options: RunOptions, passes: bool
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer())
+    fake_llm.script("judge", judge_answer(TASK_COMPLEXITY=1))
+    outcome = run_iterations(discord, options, make_clients())
+    assert outcome.passed is passes and outcome.judge_result.total == 11
+    assert outcome.judge_result.verdict == ("PASS" if passes else "NEEDS_REVISION")
+
+
+def _wrong_checker(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["rubric_checkers"] = {
+        "call_c9": {"kind": "mcp_call", "tool": "discord_send_message", "arguments": {"content": "nope"}}
+    }
+    return answer
+
+
+def test_the_model_judge_is_skipped_when_the_validator_finds_a_zero(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(_wrong_checker), faithful_analyzer())
+    fake_llm.script("judge", judge_answer())
+    outcome = run_iterations(discord, RunOptions(), make_clients())
+
+    first = outcome.records[0]
+    assert first.judge_skipped is not None and first.judge_skipped.startswith("validator scored 0 on")
+    assert first.judge_result.source == "validator" and "judge" not in first.usage.by_role
+    assert fake_llm.calls("judge") == 1  # only the second iteration reached the model judge
+    assert outcome.passed and outcome.best_iteration == 2
+    second_prompt = fake_llm.requests("analyzer")[1].prompt_text()
+    assert "(validator)" in second_prompt and "CHECKER VERIFIABILITY 0/2" in second_prompt
+
+
+def _with_noise(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["golden_trajectory"] = ["c7", *answer["golden_trajectory"]]  # c7 is discord_heartbeat
+    return answer
+
+
+def test_a_noise_call_in_the_golden_trajectory_is_reasked(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(_with_noise), faithful_analyzer())
+    fake_llm.script("judge", judge_answer())
+    outcome = run_iterations(discord, RunOptions(), make_clients())
+    assert outcome.passed and fake_llm.calls("analyzer") == 2
+    reask = fake_llm.requests("analyzer")[1].messages()[-1]["content"]
+    assert "'c7' is heartbeat noise (NOISE BLACKLIST)" in reask
+    assert "c7" not in [s.call_id for s in outcome.package.golden_trajectory]
+    assert outcome.records[0].usage.by_role["analyzer"].calls == 2
+
+
+def _new_rubric(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["recommended_rubrics"].append(
+        {
+            "title": "The reply quotes the hotfix",
+            "description": "",
+            "max_score": 1,
+            "checker_key": "reply_mentions_hotfix",
+        }
+    )
+    return answer
+
+
+REPLY_CHECKER = {
+    "kind": "mcp_call",
+    "tool": "discord_send_message",
+    "arguments": {"content": {"contains": "hotfix", "case_insensitive": True}},
+}
+
+
+def test_a_rubric_left_without_checker_is_completed_by_the_rubric_model(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(_new_rubric))
+    fake_llm.script("judge", judge_answer())
+    fake_llm.script("rubric", {"fenced": {"rubric_checkers": {"reply_mentions_hotfix": REPLY_CHECKER}}})
+    outcome = run_iterations(discord, RunOptions(), make_clients())
+
+    assert fake_llm.calls("rubric") == 1
+    assert outcome.package.rubric_checkers["reply_mentions_hotfix"] == REPLY_CHECKER
+    assert any(r.checker_key == "reply_mentions_hotfix" for r in outcome.package.task.rubrics)
+    assert "reply_mentions_hotfix" in fake_llm.requests("rubric")[0].prompt_text()
+    assert outcome.usage.by_role["rubric"].calls == 1
+
+
+def test_without_a_rubric_model_an_incomplete_rubric_is_dropped_with_a_note(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(_new_rubric))
+    fake_llm.script("judge", judge_answer())
+    outcome = run_iterations(discord, RunOptions(), make_clients(roles=(Role.ANALYZER, Role.JUDGE)))
+    assert all(r.checker_key != "reply_mentions_hotfix" for r in outcome.package.task.rubrics)
+    assert any("dropped" in n and "has no checker" in n for n in outcome.records[0].draft.notes)
+
+
+def test_without_a_judge_model_the_validator_decides(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, tracker: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer())
+    outcome = run_iterations(tracker, RunOptions(), make_clients(roles=(Role.ANALYZER,)))
+    assert outcome.records[0].judge_skipped == "no judge model configured (JUDGE_API_KEY)"
+    assert outcome.judge_result.source == "validator" and outcome.passed == (outcome.judge_result.total >= 10)
+    assert fake_llm.calls("judge") == 0
+
+
+def test_a_permanent_error_in_a_later_iteration_keeps_the_best(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(), {"status": 401, "error": "key revoked"})
+    fake_llm.script("judge", judge_answer(TASK_COMPLEXITY=1))
+    outcome = run_iterations(discord, RunOptions(strict_full_marks=True), make_clients())
+    assert not outcome.passed and outcome.iterations_used == 1
+    assert outcome.message.startswith("iterated 1/5, best 11; stopped by: analyzer model at 127.0.0.1")
+    assert outcome.error is not None and "401" in outcome.error
+    assert fake_llm.calls("analyzer") == 2  # the 401 was not retried
+
+
+def test_a_permanent_error_in_the_first_iteration_fails_the_item_at_once(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", {"context_too_long": True})
+    with pytest.raises(PermanentModelError, match="prompt too long"):
+        run_iterations(discord, RunOptions(), make_clients())
+    assert fake_llm.calls("analyzer") == 1 and fake_llm.calls("judge") == 0
+
+
+def test_transient_errors_inside_the_loop_are_retried_by_the_client(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", {"status": 502}, faithful_analyzer())
+    fake_llm.script("judge", {"drop": True}, judge_answer())
+    outcome = run_iterations(discord, RunOptions(), make_clients())
+    assert outcome.passed and (fake_llm.calls("analyzer"), fake_llm.calls("judge")) == (2, 2)
+
+
+def test_no_key_and_no_recording_secret_leaves_its_place(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, tracker: Recording
+) -> None:
+    """Role keys go only to their role's requests; the recording's CANARY secrets reach no prompt,
+    and no key reaches the persisted records or the package."""
+    fake_llm.script("analyzer", faithful_analyzer(_new_rubric_api))
+    fake_llm.script("judge", judge_answer(TASK_COMPLEXITY=1), judge_answer())
+    fake_llm.script("rubric", {"json": {"rubric_checkers": {"labels_listed": {"kind": "http_call", "method": "GET"}}}})
+    outcome = run_iterations(tracker, RunOptions(strict_full_marks=True), make_clients())
+    requests = fake_llm.requests()
+    assert {r.role for r in requests} == {"analyzer", "judge", "rubric"}
+    for sent in requests:
+        assert sent.headers["authorization"] == f"Bearer {KEYS[Role(sent.role)]}"
+        body = repr(sent.body)
+        assert "CANARY" not in body and "ROLEKEY" not in body
+    persisted = outcome.model_dump_json() + "".join(r.model_dump_json() for r in outcome.records)
+    assert "ROLEKEY" not in persisted and "CANARY" not in outcome.package.model_dump_json()
+
+
+def _new_rubric_api(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["recommended_rubrics"].append(
+        {"title": "Labels are listed", "description": "", "max_score": 1, "checker_key": "labels_listed"}
+    )
+    return answer
