@@ -109,31 +109,36 @@ def _timestamp(line: str) -> tuple[float | None, str]:
 
 
 def parse_line(line: str) -> InputEvent | DeviceName | str | None:
-    """One line: an event, a device announcement, the path of `add device`, or None (noise)."""
+    """One line: an event, a device name, the path of an `add device` line, or None (noise)."""
     time_s, rest = _timestamp(line.strip())
-    rest = rest.strip()
-    if not rest:
+    fields = rest.split()
+    if not fields:
         return None
     device: str | None = None
-    if rest.startswith("/"):
-        colon = rest.find(":")
-        if colon < 0:
+    if fields[0][0] == "/":
+        # "/dev/input/event2:" is one token; a path glued to the type is noise
+        if not fields[0].endswith(":"):
             return None
-        device, rest = rest[:colon], rest[colon + 1 :]
-    fields = rest.split()
+        device = fields[0][:-1]
+        del fields[0]
     if time_s is None:
-        if fields[:2] == ["add", "device"] and len(fields) == 4:
+        if len(fields) == 4 and fields[0] == "add" and fields[1] == "device":
             return fields[3]  # the path; its `name:` line follows
-        if fields[0] == "name:" and len(fields) >= 2:
+        if fields and fields[0] == "name:":
             return DeviceName("", rest.split(":", 1)[1].strip().strip('"'))
         return None
     # `-r` appends "rate N" to SYN_REPORT lines; anything else must be exactly 3 fields.
-    if len(fields) == 5 and fields[3] == "rate":
-        fields = fields[:3]
     if len(fields) != 3:
-        return None
-    type_ = parse_number(fields[0], EVENT_TYPES)
-    code = parse_number(fields[1], EVENT_CODES)
+        if len(fields) == 5 and fields[3] == "rate":
+            del fields[3:]
+        else:
+            return None
+    type_ = EVENT_TYPES.get(fields[0])
+    if type_ is None:
+        type_ = parse_number(fields[0], EVENT_TYPES)
+    code = EVENT_CODES.get(fields[1])
+    if code is None:
+        code = parse_number(fields[1], EVENT_CODES)
     value = parse_value(fields[2])
     if type_ < -1 or code < -1 or value is None:
         return None

@@ -20,6 +20,7 @@ STEP_MS = 5
 MIN_STEPS = 4  # 20 ms: no closer than the 16 ms thinning
 MAX_SEGMENTS = 2000
 FALLBACK_MS = 100.0
+DURATION_TOLERANCE = 0.04
 
 
 def thin(points: Sequence[Point], min_interval_ms: float = THIN_MS) -> list[Point]:
@@ -62,14 +63,18 @@ class SwipeCall(BaseModel):
 
 
 def _segments(duration_ms: float) -> tuple[int, int]:
-    """(segments, steps) whose product * 5 ms is closest to the duration, finest first."""
+    """(segments, steps): the finest interval whose total is within 4% (or 2.5 ms) of the
+    duration; failing that, the closest total. Steps are whole 5 ms units, hence the search."""
     if duration_ms < MIN_STEPS * STEP_MS:
         return 1, max(1, round(duration_ms / STEP_MS))
     low = max(MIN_STEPS, math.ceil(duration_ms / (STEP_MS * MAX_SEGMENTS)))
+    tolerance = max(STEP_MS / 2, DURATION_TOLERANCE * duration_ms)
     best: tuple[float, int, int] | None = None
-    for steps in range(low, low + 9):
+    for steps in range(low, low + 40):
         segments = max(1, round(duration_ms / (steps * STEP_MS)))
         error = abs(segments * steps * STEP_MS - duration_ms)
+        if error <= tolerance:
+            return segments, steps
         if best is None or error < best[0]:
             best = (error, segments, steps)
     assert best is not None

@@ -139,8 +139,13 @@ class TouchDecoder:
     def _apply(self, frame: list[InputEvent], t: float) -> None:
         if not frame:
             return
-        has_mt_report = any(e.type == EV_SYN and e.code == SYN_MT_REPORT for e in frame)
-        has_mt = any(e.type == EV_ABS and e.code in _MT_CODES for e in frame)
+        has_mt_report = has_mt = False
+        for e in frame:
+            if e.type == EV_ABS:
+                if e.code in _MT_CODES:
+                    has_mt = True
+            elif e.type == EV_SYN and e.code == SYN_MT_REPORT:
+                has_mt_report = True
         if has_mt_report or self.protocol == "A":
             if self.protocol in (None, "single"):
                 self.protocol = "A"

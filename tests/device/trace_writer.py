@@ -71,9 +71,7 @@ add device 2: /dev/input/event4
 """
 
 
-def _line(
-    t: float, device: str | None, type_: int, code: int, value: int, labels: bool, old_time: bool
-) -> str:
+def _line(t: float, device: str | None, type_: int, code: int, value: int, labels: bool, old_time: bool) -> str:
     stamp = f"{int(t)}-{round((t % 1) * 1e6)}: " if old_time else f"[{t:15.6f}] "
     prefix = f"{device}: " if device else ""
     hex_value = f"{value & 0xFFFFFFFF:08x}"
