@@ -22,7 +22,7 @@ from rlauto_core.evidence.models import Evidence
 from rlauto_core.iteration_memory import IterationMemory, judge_feedback
 from rlauto_core.judge import JudgeResult, PassPolicy
 from rlauto_core.llm.errors import PermanentModelError
-from rlauto_core.llm.factory import ModelClients
+from rlauto_core.llm.factory import Gate, ModelClients, open_clients
 from rlauto_core.llm.types import Role, UsageLedger
 from rlauto_core.model_steps import analyze_with_model, complete_rubrics, judge_with_model, settle_incomplete
 from rlauto_core.options import RunOptions
@@ -35,6 +35,7 @@ from rlauto_core.recording import Recording
 from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
 from rlauto_core.selfcheck import self_check
+from rlauto_core.settings import Settings
 from rlauto_core.validator import validate
 
 
@@ -260,3 +261,18 @@ def _one_iteration(
         usage=ledger,
         notes=notes,
     )
+
+
+def run_with_settings(
+    recording: Recording,
+    options: RunOptions,
+    settings: Settings,
+    *,
+    gate: Gate | None = None,
+    evidence: Evidence | None = None,
+    flags: list[Flag] | None = None,
+    on_iteration: Callable[[IterationRecord], None] | None = None,
+) -> IterationOutcome:
+    """What the CLI and Prefect tasks call: real clients for every configured role, then the loop."""
+    with open_clients(settings, options, gate=gate) as clients:
+        return run_iterations(recording, options, clients, evidence=evidence, flags=flags, on_iteration=on_iteration)

@@ -76,7 +76,8 @@ def _block(title: str, body: str) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    # compact: indentation costs tokens on every call and models read compact JSON as well
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def answer_schema(model: type[Any]) -> str:

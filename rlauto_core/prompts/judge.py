@@ -49,14 +49,14 @@ def judge_messages(
     system = (prompt_template or DEFAULT_JUDGE_SYSTEM).strip()
     parts = [
         "=== DIMENSIONS (score each 0, 1 or 2) ===\n" + dimension_table(),
-        "=== TASK PACKAGE ===\n" + json.dumps(package_view, ensure_ascii=False, indent=1, default=str),
+        "=== TASK PACKAGE ===\n" + json.dumps(package_view, ensure_ascii=False, separators=(",", ":"), default=str),
         "=== RECORDING EVIDENCE (significant calls) ===\n"
-        + json.dumps(slim_evidence, ensure_ascii=False, indent=1, default=str),
+        + json.dumps(slim_evidence, ensure_ascii=False, separators=(",", ":"), default=str),
     ]
     if self_check is not None:
         parts.append(
             "=== DETERMINISTIC SELF-CHECK (checkers run on golden, empty and mutated attempts) ===\n"
-            + json.dumps(self_check, ensure_ascii=False, indent=1, default=str)
+            + json.dumps(self_check, ensure_ascii=False, separators=(",", ":"), default=str)
         )
     parts.append(
         "=== ANSWER ===\nOne JSON object: scores (six entries: dimension, score, explanation), "

@@ -30,11 +30,12 @@ def rubric_messages(
     user = "\n\n".join(
         [
             "=== INSTRUCTION ===\n" + instruction,
-            "=== INCOMPLETE RUBRICS ===\n" + json.dumps(incomplete, ensure_ascii=False, indent=1),
+            "=== INCOMPLETE RUBRICS ===\n" + json.dumps(incomplete, ensure_ascii=False, separators=(",", ":")),
             "=== PROBLEMS FOUND ===\n" + ("\n".join(f"- {p}" for p in problems) or "none"),
             "=== EXISTING CHECKERS (reference them by key in order/absent/same_as) ===\n"
-            + json.dumps(existing_checkers, ensure_ascii=False, indent=1),
-            "=== RECORDING EVIDENCE ===\n" + json.dumps(slim_evidence, ensure_ascii=False, indent=1, default=str),
+            + json.dumps(existing_checkers, ensure_ascii=False, separators=(",", ":")),
+            "=== RECORDING EVIDENCE ===\n"
+            + json.dumps(slim_evidence, ensure_ascii=False, separators=(",", ":"), default=str),
             "=== ANSWER JSON SCHEMA ===\n" + answer_schema(RubricCompletion),
         ]
     )

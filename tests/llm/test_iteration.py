@@ -304,3 +304,32 @@ def _new_rubric_api(answer: dict[str, Any]) -> dict[str, Any]:
         {"title": "Labels are listed", "description": "", "max_score": 1, "checker_key": "labels_listed"}
     )
     return answer
+
+
+def test_run_with_settings_uses_each_roles_configured_endpoint_and_key(
+    fake_llm: FakeLlmServer, discord: Recording
+) -> None:
+    from rlauto_core.iteration import run_with_settings
+    from rlauto_core.settings import Settings
+
+    fake_llm.script("analyzer", faithful_analyzer())
+    fake_llm.script("judge-from-options", judge_answer())
+    settings = Settings(
+        default_base_url=fake_llm.url,  # bare host: normalized to /v1
+        default_model="analyzer",
+        default_api_key=SecretStr(KEYS[Role.ANALYZER]),
+        judge_base_url="http://judge.invalid/v1",
+        judge_model="judge",
+        judge_api_key=SecretStr(KEYS[Role.JUDGE]),
+        item_max_attempts=1,
+        _env_file=None,  # type: ignore[call-arg]
+    )
+    options = RunOptions.model_validate(
+        {"judge": {"baseURL": fake_llm.url + "/v1/chat/completions", "model": "judge-from-options"}}
+    )
+    outcome = run_with_settings(discord, options, settings)
+    assert outcome.passed
+    [judged] = fake_llm.requests("judge-from-options")
+    assert judged.headers["authorization"] == f"Bearer {KEYS[Role.JUDGE]}"
+    assert fake_llm.requests("analyzer")[0].headers["authorization"] == f"Bearer {KEYS[Role.ANALYZER]}"
+    assert fake_llm.calls("rubric") == 0  # no RUBRIC_GEN_API_KEY: no rubric client
