@@ -1,0 +1,84 @@
+"""One phone, one run: the phone's slot is a strict Prefect global concurrency limit.
+
+Every device flow takes `device:<serial>` (limit 1) for its whole body. A second run on
+a busy phone does not queue: it fails at once with "device SERIAL is busy with run X".
+The holder's run is kept in a Prefect variable so the refusal can name it; the lease
+expires 60 s after a crashed holder stops renewing it, so a dead run frees the phone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
+from prefect.client.schemas.objects import ConcurrencyLeaseHolder
+from prefect.concurrency._asyncio import ConcurrencySlotAcquisitionError
+from prefect.concurrency.sync import concurrency
+from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
+from prefect.runtime import flow_run
+from prefect.variables import Variable
+
+from rlauto_core.errors import RlautoError
+
+LEASE_S = 60
+
+
+class DeviceBusy(RlautoError):
+    """Another run holds the phone."""
+
+
+def slot_name(serial: str) -> str:
+    return f"device:{serial}"
+
+
+def _holder_variable(serial: str) -> str:
+    return "device-slot-" + re.sub(r"[^a-z0-9_-]", "-", serial.lower())[:200]
+
+
+def ensure_slot(serial: str) -> None:
+    """Create the phone's limit (1 slot) if it does not exist yet; racing creators are fine."""
+    name = slot_name(serial)
+    with get_client(sync_client=True) as client:
+        try:
+            client.read_global_concurrency_limit_by_name(name)
+            return
+        except ObjectNotFound:
+            pass
+        try:
+            client.create_global_concurrency_limit(GlobalConcurrencyLimitCreate(name=name, limit=1))
+        except ObjectAlreadyExists:
+            pass
+        except httpx.HTTPStatusError as exc:
+            if exc.response.status_code != 409:
+                raise
+
+
+def _is_locked(exc: BaseException) -> bool:
+    cause = exc.__cause__
+    return isinstance(cause, httpx.HTTPStatusError) and cause.response.status_code == 423
+
+
+@contextmanager
+def phone_slot(serial: str) -> Iterator[None]:
+    """Hold the phone for the block, or raise DeviceBusy naming the run that holds it."""
+    ensure_slot(serial)
+    run_id = flow_run.get_id()
+    run_label = f"{flow_run.get_name() or 'unnamed'} ({run_id})" if run_id else "outside a flow run"
+    holder = ConcurrencyLeaseHolder(type="flow_run", id=run_id) if run_id else None
+    acquired = False
+    try:
+        with concurrency(
+            slot_name(serial), occupy=1, max_retries=0, strict=True, holder=holder, lease_duration=LEASE_S
+        ):
+            acquired = True
+            Variable.set(_holder_variable(serial), run_label, overwrite=True)
+            yield
+    except ConcurrencySlotAcquisitionError as exc:
+        if acquired or not _is_locked(exc):
+            raise
+        other = Variable.get(_holder_variable(serial), default="(unknown run)")
+        raise DeviceBusy(f"device {serial} is busy with run {other}") from None
