@@ -194,6 +194,7 @@ CASES: list[BadCase] = [
     BadCase("encrypted_entry", R, _one_raw("network.json", flags=0x1), R, "encrypted"),
     BadCase("crc_mismatch", R, _crc_mismatch, R, ("crc", "corrupt")),
     BadCase("corrupt_deflate", R, _corrupt_deflate, R, ("cannot be read", "corrupt")),
+    BadCase("zip_version_too_new", R, _one_raw("notes.txt", version=64), R, ("unsupported", "corrupt")),
     BadCase("unsupported_method", R, _one_raw("video.mp4", method=99), R, "unsupported"),
     BadCase("too_many_entries", R, _too_many_entries, R, "over the limit"),
     BadCase("over_max_upload", R, _over_limit, R, "MAX_UPLOAD_MB", max_upload_mb=1),

@@ -68,6 +68,7 @@ class RawEntry:
     flags: int = 0
     external_attr: int = 0o100644 << 16
     zip64: bool = False  # write the sizes in a ZIP64 extra field
+    version: int | None = None  # "version needed to extract"; default 20, or 45 with ZIP64
 
     def payload(self) -> bytes:
         if self.compressed is not None:
@@ -90,7 +91,7 @@ def raw_zip(entries: list[RawEntry], *, zip64_end: bool = False) -> bytes:
         usize = len(entry.data) if entry.file_size is None else entry.file_size
         csize = len(payload)
         flags = entry.flags | (0x800 if not isinstance(entry.name, bytes) and not name.isascii() else 0)
-        version = 45 if entry.zip64 or zip64_end else 20
+        version = entry.version or (45 if entry.zip64 or zip64_end else 20)
         if entry.zip64:
             local_extra = struct.pack("<HHQQ", 1, 16, usize, csize)
             local_sizes = (_MAX32, _MAX32)
