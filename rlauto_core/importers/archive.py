@@ -64,7 +64,7 @@ def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
         raise RecordingError(source, f"not a valid ZIP archive ({exc})") from None
-    except (ValueError, OSError, EOFError) as exc:
+    except (ValueError, OSError, EOFError, NotImplementedError) as exc:
         raise RecordingError(source, f"corrupt ZIP archive ({exc})") from None
     with zf:
         infos = zf.infolist()
