@@ -95,29 +95,26 @@ class CheckerEngine:
         def resolver(ref: dict[str, Any]) -> list[Any]:
             return self._ref_values(ref, view.position)
 
-        checks: list[tuple[str, Any, Any]] = []
         head, tail, maps = (
             (_HTTP_HEAD, _HTTP_TAIL, _HTTP_MAPS) if kind == "http_call" else (_MCP_HEAD, _MCP_TAIL, _MCP_MAPS)
         )
-        for name in head:
-            if name in matcher:
-                checks.append((name, matcher[name], view.get(name)))
+        checks: list[tuple[str, Any, Any]] = [(n, matcher[n], view.get(n)) for n in head if n in matcher]
         if kind == "http_call" and "path_template" in matcher:
             params = match_template(matcher["path_template"], view.fields["path"])
-            if params is None:
-                why = f"path {view.fields['path']!r} does not fit {matcher['path_template']!r}"
-                return _Match(False, why, progress)
-            progress += 1
+            checks.append(("path_template", matcher["path_template"], params))
             for name, predicate in matcher.get("path_params", {}).items():
-                checks.append((f"path_params.{name}", predicate, params.get(name, MISSING)))
-        for name in tail:
-            if name in matcher:
-                checks.append((name, matcher[name], view.get(name)))
+                value = params.get(name, MISSING) if params is not None else MISSING
+                checks.append((f"path_params.{name}", predicate, value))
+        checks.extend((n, matcher[n], view.get(n)) for n in tail if n in matcher)
         for root in maps:
             for field_path, predicate in (matcher.get(root) or {}).items():
                 checks.append((f"{root}.{field_path}", predicate, resolve(view.fields[root], field_path)))
         for where, predicate, value in checks:
-            ok, why = evaluate(predicate, value, resolver)
+            if where == "path_template":
+                ok = value is not None
+                why = f"path {view.fields['path']!r} does not fit {predicate!r}"
+            else:
+                ok, why = evaluate(predicate, value, resolver)
             if not ok:
                 return _Match(False, f"{view.id} ({view.name}): {where}: {why}", progress)
             progress += 1
@@ -149,6 +146,11 @@ class CheckerEngine:
                 best = result
         if best is None:
             return "the attempt has no calls"
+        if best.progress == 0:
+            wanted = matcher.get("tool") or " ".join(
+                str(matcher.get(k)) for k in ("method", "path", "path_template") if isinstance(matcher.get(k), str)
+            )
+            return f"no call matched: the attempt never makes {wanted or 'such a call'}"
         return f"no call matched; closest: {best.why}"
 
     # -- checkers ------------------------------------------------------------------------------
