@@ -1,8 +1,8 @@
 """The three model steps of one iteration: analyze (refine the draft), complete rubrics, judge.
 
 Each takes a `ModelClient`, asks through `request_json` (extract, repair, one re-ask) and returns
-plain models plus the tokens it spent. Hard trajectory rules (known call ids, no noise call in
-the golden trajectory or a group) are checked on the answer, so a breach is re-asked once.
+plain models plus the tokens it spent. The hard trajectory rules (answer_checks.py) are checked
+on the analyzer's answer, so a breach is re-asked once.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from rlauto_core.answer_checks import CallIndex
 from rlauto_core.checkers.dsl import check_catalog
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.evidence.views import slim_id
 from rlauto_core.judge import JudgeResult, PassPolicy
 from rlauto_core.llm.json_answers import request_json
 from rlauto_core.llm.types import ModelClient, TokenUsage
@@ -25,40 +25,6 @@ from rlauto_core.prompts.answers import AnalyzerResult, JudgeAnswer, RubricCompl
 from rlauto_core.prompts.judge import judge_messages
 from rlauto_core.prompts.rubric import rubric_messages
 from rlauto_core.rules.flags import Flag
-
-
-class CallIndex:
-    """Resolves the ids a model writes (recorded ids or the slim `c<index>` ids) to recorded ids."""
-
-    def __init__(self, evidence: Evidence) -> None:
-        self._ids: dict[str, str] = {}
-        self._noise: dict[str, str] = {}
-        for call in evidence.calls:
-            self._ids[call.id] = call.id
-            self._ids.setdefault(slim_id(call), call.id)
-            if not call.significant:
-                self._noise[call.id] = call.noise_category or "noise"
-
-    def resolve(self, written: str) -> str | None:
-        return self._ids.get(str(written).strip())
-
-    def noise_category(self, call_id: str) -> str | None:
-        return self._noise.get(call_id)
-
-    def problems(self, result: AnalyzerResult) -> list[str]:
-        found: list[str] = []
-        places = [("golden_trajectory", result.golden_trajectory)]
-        places += [(f"recommended_groups[{n}] {g.title!r}", g.calls) for n, g in enumerate(result.recommended_groups)]
-        for where, ids in places:
-            for written in ids:
-                call_id = self.resolve(written)
-                if call_id is None:
-                    found.append(f"{where}: call id {written!r} is not in the evidence")
-                elif (category := self.noise_category(call_id)) is not None:
-                    found.append(f"{where}: call {written!r} is {category} noise (NOISE BLACKLIST); remove it")
-        if len(set(result.golden_trajectory)) != len(result.golden_trajectory):
-            found.append("golden_trajectory: a call id appears twice")
-        return found
 
 
 class AnalyzerStep(BaseModel):

@@ -333,3 +333,48 @@ def test_run_with_settings_uses_each_roles_configured_endpoint_and_key(
     assert judged.headers["authorization"] == f"Bearer {KEYS[Role.JUDGE]}"
     assert fake_llm.requests("analyzer")[0].headers["authorization"] == f"Bearer {KEYS[Role.ANALYZER]}"
     assert fake_llm.calls("rubric") == 0  # no RUBRIC_GEN_API_KEY: no rubric client
+
+
+def _cross_channel(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["golden_trajectory"] = ["c6", *answer["golden_trajectory"]]  # list_messages on #random
+    return answer
+
+
+def _unread_first(answer: dict[str, Any]) -> dict[str, Any]:
+    golden = answer["golden_trajectory"]
+    golden.insert(golden.index("c11"), "c10")  # get_unread_count before mark_channel_read
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("tweak", "words"),
+    [
+        (_cross_channel, "'c6' (discord_list_messages) touches channelId 1101987654321000042, not the main entity"),
+        (_unread_first, "c10 (discord_get_unread_count) checks unread before mark-read (ORDER CONSTRAINTS)"),
+    ],
+    ids=["entity-consistency", "order"],
+)
+def test_mcp_trajectory_rule_breaches_are_reasked(
+    fake_llm: FakeLlmServer,
+    make_clients: MakeClients,
+    discord: Recording,
+    tweak: Callable[[dict[str, Any]], dict[str, Any]],
+    words: str,
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(tweak), faithful_analyzer())
+    fake_llm.script("judge", judge_answer())
+    outcome = run_iterations(discord, RunOptions(), make_clients())
+    assert outcome.passed and fake_llm.calls("analyzer") == 2
+    assert words in fake_llm.requests("analyzer")[1].messages()[-1]["content"]
+    assert {"c6", "c10"}.isdisjoint(s.call_id for s in outcome.package.golden_trajectory)
+
+
+def test_a_breach_repeated_after_the_reask_fails_the_item(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    from rlauto_core.llm import InvalidAnswerError
+
+    fake_llm.script("analyzer", faithful_analyzer(_cross_channel))
+    with pytest.raises(InvalidAnswerError, match="ENTITY CONSISTENCY"):
+        run_iterations(discord, RunOptions(), make_clients())
+    assert fake_llm.calls("analyzer") == 2 and fake_llm.calls("judge") == 0
