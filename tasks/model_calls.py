@@ -1,0 +1,134 @@
+"""Every model call is a cached Prefect task behind the global LLM concurrency limit.
+
+The cache key is built from the recording's hash, the options' hash, the role, the call's place
+in the item (for the analyzer and judge: the iteration number), the prompt version and the
+prompt itself, so a re-run or a resumed run reads a completed call back from result storage
+instead of paying for it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+from prefect import task
+
+from rlauto_core.llm.types import Message, ModelClient, ModelReply, Role
+from tasks.retry import retry_on_transient_error
+
+LLM_LIMIT_NAME = "rlauto-llm"
+
+
+def _call_key(context: Any, parameters: dict[str, Any]) -> str:
+    return str(parameters["cache_key"])
+
+
+@task(
+    name="model-call",
+    task_run_name="{role}-iter{iteration}-call{sequence}",
+    cache_key_fn=_call_key,
+    persist_result=True,
+    result_serializer="json",
+    retries=2,
+    retry_delay_seconds=[2, 10],
+    retry_condition_fn=retry_on_transient_error,
+)
+def model_call(
+    client: ModelClient,
+    role: str,
+    iteration: int,
+    sequence: int,
+    messages: list[Message],
+    json_output: bool,
+    cache_key: str,
+) -> ModelReply:
+    return client.complete(messages, json_output=json_output)
+
+
+class CachedModelClient:
+    """A `ModelClient` whose every `complete` runs as the cached `model_call` task.
+
+    `on_call` is told which role is about to be called (the flow shows "Judging" for the judge).
+    """
+
+    def __init__(
+        self,
+        inner: ModelClient,
+        *,
+        key_prefix: str,
+        prompt_version: str,
+        iteration: Callable[[], int] = lambda: 1,
+        on_call: Callable[[Role, bool], None] | None = None,
+        result_storage: Any = None,
+    ) -> None:
+        self._task = model_call.with_options(result_storage=result_storage) if result_storage else model_call
+        self._inner = inner
+        self._key_prefix = key_prefix
+        self._prompt_version = prompt_version
+        self._on_call = on_call
+        self._iteration = iteration
+        self._calls: dict[int, int] = {}
+
+    @property
+    def role(self) -> Role:
+        return self._inner.role
+
+    @property
+    def endpoint_host(self) -> str:
+        return self._inner.endpoint_host
+
+    def complete(self, messages: list[Message], *, json_output: bool = False) -> ModelReply:
+        # the iteration number, and the n-th call of this role within it (a re-ask is a second call)
+        iteration = self._iteration()
+        self._calls[iteration] = sequence = self._calls.get(iteration, 0) + 1
+        prompt_hash = hashlib.sha256(
+            json.dumps([m.model_dump() for m in messages], sort_keys=True).encode()
+        ).hexdigest()[:16]
+        key = (
+            f"llm-{self._key_prefix}-{self.role}-iter{iteration}-{sequence}-{self._prompt_version}-"
+            f"{'json' if json_output else 'text'}-{prompt_hash}"
+        )
+        if self._on_call is not None:
+            self._on_call(self.role, True)
+        try:
+            return self._task(self._inner, str(self.role), iteration, sequence, messages, json_output, key)
+        finally:
+            if self._on_call is not None:
+                self._on_call(self.role, False)
+
+
+def llm_gate(limit: int) -> Callable[[], AbstractContextManager[Any]]:
+    """The gate the HTTP client holds around each request: a slot of the global limit, or none."""
+    if limit <= 0:
+        return nullcontext
+    from prefect.concurrency.sync import concurrency
+
+    return lambda: concurrency(LLM_LIMIT_NAME, occupy=1)
+
+
+def ensure_llm_limit(limit: int) -> None:
+    """Create (or resize) the global concurrency limit `rlauto-llm` when a limit is set."""
+    if limit <= 0:
+        return
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate, GlobalConcurrencyLimitUpdate
+    from prefect.exceptions import ObjectNotFound
+
+    with get_client(sync_client=True) as client:
+        try:
+            current = client.read_global_concurrency_limit_by_name(LLM_LIMIT_NAME)
+        except ObjectNotFound:
+            client.create_global_concurrency_limit(
+                GlobalConcurrencyLimitCreate(name=LLM_LIMIT_NAME, limit=limit, active=True)
+            )
+            return
+        if current.limit != limit:
+            client.update_global_concurrency_limit(
+                LLM_LIMIT_NAME, GlobalConcurrencyLimitUpdate(limit=limit, active=True)
+            )
+
+
+__all__ = ["CachedModelClient", "ensure_llm_limit", "llm_gate", "model_call"]
