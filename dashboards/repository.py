@@ -1,0 +1,430 @@
+"""The dashboard's repository: typed queries over the parquet index, and the files it points at.
+
+Pattern from opensafely's ethelred: `Repository(root_uri)`, one short-lived DuckDB connection
+per call (over the in-memory index snapshot), plain typed results. Values are always bound parameters; the only SQL
+text chosen at run time is a sort column picked from a fixed list. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import threading
+import uuid
+import zipfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+from typing import Any, get_args
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import BaseModel, ValidationError
+
+from dashboards.index_snapshot import IndexSnapshot
+from dashboards.models import (
+    UNREVIEWED,
+    Decision,
+    FilterChoices,
+    IndexHealth,
+    ItemPage,
+    ItemQuery,
+    ItemRecord,
+    ItemRow,
+    IterationScores,
+    JobBundle,
+    JobSummary,
+    Review,
+    SortKey,
+    StoredFileError,
+)
+from rlauto_core.errors import RlautoError
+from rlauto_core.index_schema import DIMENSION_COLUMNS, REVIEWS_DIR, REVIEWS_SCHEMA
+from rlauto_core.judge import JudgeResult
+from rlauto_core.storage import FsspecStorage, open_storage
+
+SORT_COLUMNS: frozenset[str] = frozenset(get_args(SortKey))
+MAX_JSON_BYTES = 64 * 1024 * 1024  # a package beyond this is broken, not big
+
+ROW_COLUMNS = ", ".join(name for name in ItemRow.model_fields)
+RECORD_COLUMNS = ", ".join(name for name in ItemRecord.model_fields)
+
+
+class UploadError(RlautoError):
+    """An uploaded recording was refused: `file` names it, `problem` says why."""
+
+    def __init__(self, file: str, problem: str) -> None:
+        self.file = file
+        self.problem = problem
+        super().__init__(f"{file}: {problem}")
+
+
+class ReviewError(RlautoError):
+    """A review cannot be recorded (unknown item, empty reviewer...)."""
+
+
+class StoredUploads(BaseModel):
+    """Recordings written under `uploads/{upload_id}/`, as storage paths and full URLs."""
+
+    upload_id: str
+    paths: list[str]
+    uris: list[str]
+
+
+def storage_url_from_environment() -> str:
+    """`RLAUTO_STORAGE_URL`, else the project's default storage (through Settings)."""
+    url = os.environ.get("RLAUTO_STORAGE_URL", "").strip()
+    if url:
+        return url
+    from rlauto_core.settings import default_storage_url
+
+    return default_storage_url()
+
+
+class Repository:
+    """Read the index and the stored files under one storage root; append reviews; store uploads."""
+
+    def __init__(self, root_uri: str, *, refresh_seconds: float = 5.0, **storage_options: Any) -> None:
+        self.storage: FsspecStorage = open_storage(root_uri, **storage_options)
+        self._snapshot = IndexSnapshot(self.storage, refresh_seconds=refresh_seconds)
+        # One in-memory database per repository; each call gets its own connection to it
+        # (`cursor()`, about 2 ms) because opening a fresh database costs 20-50 ms here.
+        self._database = duckdb.connect(":memory:")
+        self._database.execute("SET TimeZone = 'UTC'")
+        self._database_lock = threading.Lock()
+
+    @classmethod
+    def from_environment(cls) -> Repository:
+        return cls(storage_url_from_environment())
+
+    @property
+    def root_uri(self) -> str:
+        return self.storage.url
+
+    def refresh(self) -> None:
+        """Look for new index files on the next query, whatever the refresh interval."""
+        self._snapshot.invalidate()
+
+    @contextmanager
+    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        tables = self._snapshot.tables()
+        with self._database_lock:
+            con = self._database.cursor()
+        try:
+            for name, table in tables.as_views().items():
+                con.register(name, table)
+            yield con
+        finally:
+            con.close()
+
+    @staticmethod
+    def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        relation = con.sql(sql, params=list(params)) if params else con.sql(sql)
+        columns = relation.columns
+        return [dict(zip(columns, row, strict=True)) for row in relation.fetchall()]
+
+    # ---- index queries -------------------------------------------------------------------
+
+    def count_items(self) -> int:
+        with self._connect() as con:
+            return int(self._rows(con, "SELECT count(*) AS n FROM items")[0]["n"])
+
+    def health(self) -> IndexHealth:
+        tables = self._snapshot.tables()
+        return IndexHealth(files=tables.files, unreadable=tables.unreadable)
+
+    def list_jobs(self) -> list[JobSummary]:
+        with self._connect() as con:
+            counts: dict[str, dict[str, int]] = {}
+            for row in self._rows(
+                con,
+                "SELECT job_id, coalesce(status, 'unknown') AS status, count(*) AS n"
+                " FROM items GROUP BY ALL ORDER BY ALL",
+            ):
+                counts.setdefault(row["job_id"], {})[row["status"]] = int(row["n"])
+            rows = self._rows(
+                con,
+                """
+                SELECT job_id, count(*) AS items,
+                       count(*) FILTER (WHERE verdict = 'PASS') AS passed,
+                       avg(total_score) AS mean_score,
+                       coalesce(sum(tokens_total), 0) AS tokens_total,
+                       count(decision) AS reviewed,
+                       min(started_at) AS first_started_at,
+                       max(finished_at) AS last_finished_at
+                FROM items GROUP BY job_id
+                ORDER BY last_finished_at DESC NULLS LAST, job_id
+                """,
+            )
+        return [
+            JobSummary(
+                **{**row, "mean_score": None if row["mean_score"] is None else float(row["mean_score"])},
+                status_counts=counts.get(row["job_id"], {}),
+                pass_rate=row["passed"] / row["items"] if row["items"] else 0.0,
+            )
+            for row in rows
+        ]
+
+    def filter_choices(self) -> FilterChoices:
+        with self._connect() as con:
+
+            def distinct(column: str) -> list[str]:
+                # column names come from the fixed set below, never from a caller
+                sql = f"SELECT DISTINCT {column} AS v FROM items WHERE {column} IS NOT NULL ORDER BY 1"
+                return [row["v"] for row in self._rows(con, sql)]
+
+            flags = self._rows(con, "SELECT DISTINCT unnest(flag_codes) AS v FROM items ORDER BY 1")
+            return FilterChoices(
+                job_ids=distinct("job_id"),
+                statuses=distinct("status"),
+                verdicts=distinct("verdict"),
+                modes=distinct("mode"),
+                rule_profiles=distinct("rule_profile"),
+                flag_codes=[row["v"] for row in flags if row["v"] is not None],
+            )
+
+    @staticmethod
+    def _where(query: ItemQuery) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, values in (
+            ("job_id", query.job_ids),
+            ("status", query.statuses),
+            ("verdict", query.verdicts),
+            ("mode", query.modes),
+            ("rule_profile", query.rule_profiles),
+        ):
+            if values:
+                clauses.append(f"list_contains(?::VARCHAR[], {column})")
+                params.append(list(values))
+        if query.flag_codes:
+            clauses.append("list_has_any(flag_codes, ?::VARCHAR[])")
+            params.append(list(query.flag_codes))
+        if query.decisions:
+            decisions = [d for d in query.decisions if d != UNREVIEWED]
+            clauses.append("(list_contains(?::VARCHAR[], decision) OR (? AND decision IS NULL))")
+            params.extend([decisions, UNREVIEWED in query.decisions])
+        if query.score_min is not None:
+            clauses.append("total_score >= ?")
+            params.append(query.score_min)
+        if query.score_max is not None:
+            clauses.append("total_score <= ?")
+            params.append(query.score_max)
+        if query.text.strip():
+            escaped = re.sub(r"([\\%_])", r"\\\1", query.text.strip())
+            clauses.append("instruction ILIKE ? ESCAPE '\\'")
+            params.append(f"%{escaped}%")
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def find_items(self, query: ItemQuery) -> ItemPage:
+        where, params = self._where(query)
+        if query.sort not in SORT_COLUMNS:  # pydantic already refused it; this guards the f-string
+            raise ValueError(f"unknown sort column {query.sort!r}")
+        direction = "DESC" if query.descending else "ASC"
+        offset = (query.page - 1) * query.page_size
+        with self._connect() as con:
+            total = int(self._rows(con, f"SELECT count(*) AS n FROM items{where}", params)[0]["n"])
+            rows = self._rows(
+                con,
+                f"SELECT {ROW_COLUMNS} FROM items{where}"
+                f" ORDER BY {query.sort} {direction} NULLS LAST, job_id, item_id LIMIT ? OFFSET ?",
+                [*params, query.page_size, offset],
+            )
+        return ItemPage(
+            rows=[ItemRow(**_lists(row)) for row in rows], total=total, page=query.page, page_size=query.page_size
+        )
+
+    def get_item(self, job_id: str, item_id: str) -> ItemRecord | None:
+        with self._connect() as con:
+            rows = self._rows(
+                con, f"SELECT {RECORD_COLUMNS} FROM items WHERE job_id = ? AND item_id = ?", [job_id, item_id]
+            )
+        return ItemRecord(**_lists(rows[0])) if rows else None
+
+    def get_iterations(self, job_id: str, item_id: str) -> list[IterationScores]:
+        with self._connect() as con:
+            rows = self._rows(
+                con,
+                "SELECT * FROM iterations WHERE job_id = ? AND item_id = ? ORDER BY iteration",
+                [job_id, item_id],
+            )
+        return [_iteration(row) for row in rows]
+
+    def get_reviews(self, job_id: str, item_id: str) -> list[Review]:
+        """Every decision on the item, newest first (the first one is the one that counts)."""
+        with self._connect() as con:
+            rows = self._rows(
+                con,
+                "SELECT job_id, item_id, decision, comment, reviewer, created_at FROM reviews"
+                " WHERE job_id = ? AND item_id = ? ORDER BY created_at DESC",
+                [job_id, item_id],
+            )
+        return [Review(**{**row, "comment": row["comment"] or ""}) for row in rows]
+
+    # ---- stored files --------------------------------------------------------------------
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            return self.storage.read_bytes(path)
+        except FileNotFoundError:
+            raise StoredFileError(path, "not found in storage") from None
+        except (OSError, ValueError) as exc:
+            raise StoredFileError(path, f"cannot be read ({type(exc).__name__}: {exc})") from None
+
+    def read_json(self, path: str) -> Any:
+        data = self.read_bytes(path)
+        if len(data) > MAX_JSON_BYTES:
+            raise StoredFileError(path, f"is {len(data)} bytes, more than {MAX_JSON_BYTES} allowed")
+        try:
+            return json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise StoredFileError(path, f"is not valid JSON ({exc})") from None
+
+    def read_judge_result(self, path: str) -> JudgeResult:
+        try:
+            return JudgeResult.model_validate(self.read_json(path))
+        except ValidationError as exc:
+            raise StoredFileError(path, f"is not a judge result ({exc.error_count()} problems)") from None
+
+    def job_bundle(self, job_id: str) -> JobBundle:
+        """Every passing package ZIP of a job, zipped together in memory."""
+        with self._connect() as con:
+            rows = self._rows(
+                con,
+                "SELECT item_id, source_name, output_zip_path FROM items"
+                " WHERE job_id = ? AND verdict = 'PASS' ORDER BY item_id",
+                [job_id],
+            )
+        buffer = io.BytesIO()
+        included: list[str] = []
+        missing: list[str] = []
+        names: set[str] = set()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as bundle:  # members are ZIPs already
+            for row in rows:
+                path = row["output_zip_path"]
+                try:
+                    if not path:
+                        raise StoredFileError(row["item_id"], "passed but has no output_zip_path")
+                    data = self.read_bytes(path)
+                except StoredFileError:
+                    missing.append(row["item_id"])
+                    continue
+                name = package_file_name(row["source_name"] or row["item_id"])
+                if name in names:
+                    name = package_file_name(f"{row['item_id']}-{row['source_name'] or ''}")
+                names.add(name)
+                bundle.writestr(name, data)
+                included.append(row["item_id"])
+            if missing:
+                bundle.writestr("MISSING.txt", "\n".join(missing) + "\n")
+        return JobBundle(data=buffer.getvalue(), included=included, missing=missing)
+
+    # ---- writes --------------------------------------------------------------------------
+
+    def add_review(self, job_id: str, item_id: str, decision: Decision, reviewer: str, comment: str = "") -> Review:
+        """Append one review file; the newest review of an item is its decision."""
+        if self.get_item(job_id, item_id) is None:
+            raise ReviewError(f"{job_id}/{item_id}: no such item in the index")
+        try:
+            review = Review(
+                job_id=job_id,
+                item_id=item_id,
+                decision=decision,
+                comment=comment.strip(),
+                reviewer=reviewer.strip(),
+                created_at=datetime.now(UTC),
+            )
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise ReviewError(f"{job_id}/{item_id}: {problems}") from None
+        row = review.model_dump()
+        buffer = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist([row], schema=REVIEWS_SCHEMA), buffer)
+        name = f"{review.created_at.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex}.parquet"
+        self.storage.write_bytes(f"{REVIEWS_DIR}/{name}", buffer.getvalue())
+        self._snapshot.invalidate()
+        return review
+
+    def store_uploads(self, files: Sequence[tuple[str, bytes]], *, max_files: int, max_upload_mb: int) -> StoredUploads:
+        """Check every recording first, then write them all under `uploads/{upload_id}/`."""
+        if not files:
+            raise UploadError("upload", "no recording was given")
+        if len(files) > max_files:
+            raise UploadError("upload", f"{len(files)} files, at most {max_files} per batch")
+        limit = max_upload_mb * 1024 * 1024
+        names: list[str] = []
+        for raw_name, data in files:
+            name = upload_file_name(raw_name)
+            if len(data) > limit:
+                raise UploadError(raw_name, f"is {len(data) / 1e6:.1f} MB, more than {max_upload_mb} MB")
+            if not data:
+                raise UploadError(raw_name, "is empty")
+            if name.lower().endswith(".zip") and not data.startswith(b"PK"):
+                raise UploadError(raw_name, "is not a ZIP archive")
+            if not name.lower().endswith((".zip", ".har")):
+                raise UploadError(raw_name, "is neither a .zip recording nor a .har file")
+            stem, suffix = name.rsplit(".", 1)
+            candidate, n = name, 1
+            while candidate in names:  # two uploads with one name both survive
+                n += 1
+                candidate = f"{stem}-{n}.{suffix}"
+            names.append(candidate)
+        upload_id = f"upload-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        paths = [f"uploads/{upload_id}/{name}" for name in names]
+        for path, (_, data) in zip(paths, files, strict=True):
+            self.storage.write_bytes(path, data)
+        return StoredUploads(upload_id=upload_id, paths=paths, uris=[self.storage.uri(p) for p in paths])
+
+
+_UNSAFE = re.compile(r"[^\w.\-]+", re.UNICODE)
+
+
+def upload_file_name(raw: str) -> str:
+    """The last path part, with separators, controls and spaces folded to '_' (unicode letters kept)."""
+    base = PurePosixPath(raw.replace("\\", "/")).name
+    cleaned = _UNSAFE.sub("_", base).strip("._") or "recording"
+    return cleaned[:150]
+
+
+def package_file_name(source_name: str) -> str:
+    """`<recording>.task-package.zip`, the name formats.md gives an output package."""
+    base = upload_file_name(source_name)
+    for suffix in (".zip", ".har"):
+        if base.lower().endswith(suffix):
+            base = base[: -len(suffix)]
+    return f"{base}.task-package.zip"
+
+
+def _lists(row: dict[str, Any]) -> dict[str, Any]:
+    row["flag_codes"] = list(row.get("flag_codes") or [])
+    return row
+
+
+def _iteration(row: dict[str, Any]) -> IterationScores:
+    try:
+        explanations = json.loads(row["explanations_json"] or "{}")
+    except json.JSONDecodeError:
+        explanations = {}
+    if not isinstance(explanations, dict):
+        explanations = {}
+    return IterationScores(
+        iteration=row["iteration"],
+        scores={column: row[column] for column in DIMENSION_COLUMNS},
+        total=row["total"],
+        verdict=row["verdict"],
+        judge_source=row["judge_source"],
+        explanations={str(k): str(v) for k, v in explanations.items()},
+        rationale=row["rationale"],
+        flag_codes=list(row["flag_codes"] or []),
+        tokens_prompt=row["tokens_prompt"],
+        tokens_completion=row["tokens_completion"],
+        package_path=row["package_path"],
+        judge_path=row["judge_path"],
+        evidence_path=row["evidence_path"],
+        memory_path=row["memory_path"],
+        created_at=row["created_at"],
+    )

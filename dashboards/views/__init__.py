@@ -1,0 +1,1 @@
+"""The dashboard's pages; each `render(repository, redactor)` draws one page."""

@@ -1,0 +1,183 @@
+"""One item: what a reviewer needs to decide, on one page."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboards.models import ItemRecord, StoredFileError
+from dashboards.redaction import Redactor
+from dashboards.repository import Repository, package_file_name
+from dashboards.views import judge_panel, review_form
+from dashboards.views.common import OPEN_ITEM, OPEN_JOB, pretty_json, show_json, show_text
+
+
+def render(repository: Repository, redactor: Redactor) -> None:
+    job_id, item_id = st.session_state.get(OPEN_JOB), st.session_state.get(OPEN_ITEM)
+    if not job_id or not item_id:
+        st.info("Open an item from the Items page.")
+        return
+    item = repository.get_item(job_id, item_id)
+    if item is None:
+        st.warning(f"No item {redactor.text(job_id)} / {redactor.text(item_id)} in the index.")
+        return
+    st.header(f"Item {redactor.text(item.item_id)}")
+    st.caption(f"job {redactor.text(item.job_id)} · source {redactor.text(item.source_name or '-')}")
+    _summary(item)
+    st.subheader("Instruction")
+    show_text(redactor, item.instruction)
+    if item.error:
+        st.error(redactor.text(item.error))
+    package = _load(repository, item.package_path)
+    _flags(item, package, redactor)
+    _self_check(item, package)
+    if package is not None:
+        _package_sections(package, redactor)
+    iterations = repository.get_iterations(item.job_id, item.item_id)
+    judge_panel.render(repository, redactor, iterations)
+    _downloads(repository, item, package, redactor)
+    review_form.render(repository, redactor, item)
+
+
+def _load(repository: Repository, path: str | None) -> dict[str, Any] | None:
+    if not path:
+        st.info("No task package: no iteration produced one.")
+        return None
+    try:
+        value = repository.read_json(path)
+    except StoredFileError as exc:
+        st.warning(str(exc))
+        return None
+    if not isinstance(value, dict):
+        st.warning(f"{path}: a task package must be a JSON object")
+        return None
+    return value
+
+
+def _summary(item: ItemRecord) -> None:
+    cols = st.columns(6)
+    cols[0].metric("Verdict", item.verdict or "-")
+    cols[1].metric("Score", "-" if item.total_score is None else f"{item.total_score}/{item.max_score or 12}")
+    cols[2].metric("Iterations", item.iterations_used if item.iterations_used is not None else "-")
+    cols[3].metric("Best iteration", item.best_iteration if item.best_iteration is not None else "-")
+    cols[4].metric("Tokens", f"{item.tokens_total or 0:,}")
+    cols[5].metric("Decision", item.decision or "unreviewed")
+    st.caption(f"status {item.status} · mode {item.mode} · rule profile {item.rule_profile} · analyzer {item.analyzer}")
+
+
+def _flags(item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor) -> None:
+    st.subheader("Flags")
+    flags: Any = (package or {}).get("validation", {}).get("flags") if package else None
+    if flags is None:
+        try:
+            flags = json.loads(item.flags_json or "[]")
+        except json.JSONDecodeError:
+            flags = []
+    rows = [
+        {
+            "code": str(f.get("code", "")),
+            "severity": str(f.get("severity", "")),
+            "message": redactor.text(str(f.get("message", ""))),
+            "calls": ", ".join(map(str, f.get("call_ids") or [])),
+        }
+        for f in flags
+        if isinstance(f, dict)
+    ]
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    else:
+        st.caption("No flags.")
+
+
+def _self_check(item: ItemRecord, package: dict[str, Any] | None) -> None:
+    st.subheader("Self-check")
+    check: Any = ((package or {}).get("validation") or {}).get("self_check") or {}
+    golden = check.get("golden_full_marks", item.golden_full_marks)
+    empty = check.get("empty_attempt_score", item.empty_attempt_score)
+    total = check.get("mutants_total", item.mutants_total)
+    caught = check.get("mutants_caught", item.mutants_caught)
+    cols = st.columns(3)
+    cols[0].metric("Golden at full marks", "-" if golden is None else ("yes" if golden else "NO"))
+    cols[1].metric("Empty attempt score", "-" if empty is None else f"{empty:g}")
+    cols[2].metric("Mutants caught", "-" if total is None else f"{caught}/{total}")
+    for problem in check.get("problems") or []:
+        st.warning(str(problem))
+
+
+def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:
+    task = package.get("task") or {}
+    st.subheader("Subtasks and their calls")
+    for subtask in task.get("subtasks") or []:
+        calls = subtask.get("apiCalls") or []
+        title = f"{subtask.get('id', '?')} · {subtask.get('title', '')} ({len(calls)} calls)"
+        with st.expander(redactor.text(title)):
+            show_text(redactor, subtask.get("description"), empty="")
+            for call in calls:
+                st.markdown(f"**`{redactor.text(str(call.get('name', '?')))}`** · id `{call.get('id')}`")
+                show_json(redactor, {"input": call.get("input"), "output": call.get("output")}, expanded=False)
+    st.subheader("Rubrics and their checkers")
+    checkers = package.get("rubric_checkers") or {}
+    for rubric in task.get("rubrics") or []:
+        key = rubric.get("checker_key")
+        with st.expander(redactor.text(f"{rubric.get('id', '?')} · {rubric.get('title', '')} → {key}")):
+            show_text(redactor, rubric.get("description"), empty="")
+            st.caption(f"max score {rubric.get('max_score', '-')}")
+            checker = checkers.get(key) if isinstance(checkers, dict) and key else None
+            if checker is None:
+                st.warning(f"no checker for key {key!r}")
+            else:
+                show_json(redactor, checker)
+    st.subheader("Golden trajectory")
+    steps = package.get("golden_trajectory") or []
+    if steps:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "step": s.get("step"),
+                        "call": str(s.get("call_id", "")),
+                        "name": redactor.text(str(s.get("name", ""))),
+                        "state changing": bool(s.get("state_changing")),
+                    }
+                    for s in steps
+                    if isinstance(s, dict)
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    else:
+        st.caption("Empty golden trajectory.")
+    with st.expander("Whole package (JSON)"):
+        show_json(redactor, package, expanded=False)
+
+
+def _downloads(repository: Repository, item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor) -> None:
+    st.subheader("Download")
+    cols = st.columns(2)
+    if package is not None:
+        cols[0].download_button(
+            "Task package (JSON)",
+            data=pretty_json(redactor, package).encode("utf-8"),
+            file_name=f"{item.item_id}.task-package.json",
+            mime="application/json",
+            key="download_package_json",
+        )
+    if item.output_zip_path:
+        try:
+            data = repository.read_bytes(item.output_zip_path)
+        except StoredFileError as exc:
+            cols[1].warning(str(exc))
+        else:
+            cols[1].download_button(
+                "Package ZIP",
+                data=data,
+                file_name=package_file_name(item.source_name or item.item_id),
+                mime="application/zip",
+                key="download_package_zip",
+            )
+    else:
+        cols[1].caption("No package ZIP: only passing items have one.")

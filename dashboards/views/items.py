@@ -1,0 +1,95 @@
+"""Items: the filterable, sortable, paginated table, and the way into one item's page."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pandas as pd
+import streamlit as st
+
+from dashboards.models import UNREVIEWED, ItemQuery, SortKey
+from dashboards.redaction import Redactor
+from dashboards.repository import Repository
+from dashboards.views.common import open_item, short
+from rlauto_core.index_schema import REVIEW_DECISIONS
+
+PAGE_SIZES = (25, 50, 100)
+
+
+def _query_from_widgets(repository: Repository) -> ItemQuery:
+    choices = repository.filter_choices()
+    with st.expander("Filters", expanded=True):
+        c1, c2, c3 = st.columns(3)
+        jobs = c1.multiselect("Job", choices.job_ids, key="f_job")
+        statuses = c2.multiselect("Status", choices.statuses, key="f_status")
+        verdicts = c3.multiselect("Verdict", choices.verdicts, key="f_verdict")
+        c4, c5, c6 = st.columns(3)
+        modes = c4.multiselect("Mode", choices.modes, key="f_mode")
+        profiles = c5.multiselect("Rule profile", choices.rule_profiles, key="f_profile")
+        flags = c6.multiselect("Flag codes (any)", choices.flag_codes, key="f_flags")
+        c7, c8 = st.columns(2)
+        decisions = c7.multiselect("Reviewer decision", [*REVIEW_DECISIONS, UNREVIEWED], key="f_decision")
+        low, high = c8.slider("Score range", 0, 12, (0, 12), key="f_score")
+        text = st.text_input("Search in instruction", key="f_text")
+    c9, c10, c11, c12 = st.columns(4)
+    sort = c9.selectbox("Sort by", get_args(SortKey), key="f_sort")
+    descending = c10.checkbox("Descending", value=True, key="f_desc")
+    page_size = c11.selectbox("Page size", PAGE_SIZES, key="f_page_size")
+    page = c12.number_input("Page", min_value=1, value=1, step=1, key="f_page")
+    full_range = (low, high) == (0, 12)  # the untouched slider also keeps items with no score
+    return ItemQuery(
+        job_ids=tuple(jobs),
+        statuses=tuple(statuses),
+        verdicts=tuple(verdicts),
+        modes=tuple(modes),
+        rule_profiles=tuple(profiles),
+        flag_codes=tuple(flags),
+        decisions=tuple(decisions),
+        score_min=None if full_range else low,
+        score_max=None if full_range else high,
+        text=text,
+        sort=sort,
+        descending=descending,
+        page=int(page),
+        page_size=int(page_size),
+    )
+
+
+def render(repository: Repository, redactor: Redactor) -> None:
+    st.header("Items")
+    query = _query_from_widgets(repository)
+    result = repository.find_items(query)
+    st.caption(f"{result.total} items match · page {result.page} of {result.pages}")
+    if not result.rows:
+        st.info("No item matches these filters.")
+        return
+    table = pd.DataFrame(
+        [
+            {
+                "job": redactor.text(r.job_id),
+                "item": redactor.text(r.item_id),
+                "source": redactor.text(r.source_name or ""),
+                "status": r.status,
+                "verdict": r.verdict,
+                "score": r.total_score,
+                "iterations": r.iterations_used,
+                "mode": r.mode,
+                "rule profile": r.rule_profile,
+                "flags": ", ".join(r.flag_codes),
+                "decision": r.decision or "",
+                "reviewer": redactor.text(r.reviewer or ""),
+                "tokens": r.tokens_total,
+                "finished": r.finished_at,
+                "instruction": redactor.text(short(r.instruction, 120)),
+            }
+            for r in result.rows
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    labels = {
+        f"{r.job_id} / {r.item_id} — {redactor.text(short(r.instruction, 60))}": (r.job_id, r.item_id)
+        for r in result.rows
+    }
+    chosen = st.selectbox("Item to open", list(labels), key="open_choice")
+    if chosen:
+        st.button("Open item", on_click=open_item, args=labels[chosen], key="open_button", type="primary")

@@ -1,0 +1,157 @@
+"""Fixtures of the dashboard tests: a storage tree built like the pipeline's, a moto S3 server."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit import config as streamlit_config
+
+from dashboards.repository import Repository
+from rlauto_core.storage import FsspecStorage, open_storage
+from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item
+from tests.servers import free_port, stop_process, wait_http
+
+CANARY_AUTH = "Bearer CANARY-AUTH-7f3a9c21e5"
+CANARY_COOKIE = "session=CANARY-COOKIE-51d0b7"
+CANARY_API_KEY = "sk-CANARY-APIKEY-88e2f1c4d9"
+
+UNICODE_INSTRUCTION = "在 #产品 频道回复张伟的最新消息“收到”，然后把频道标为已读 ✅"
+
+
+def sample_specs() -> list[ItemSpec]:
+    """A small index covering the boundary cases the tests name."""
+    t = BASE_TIME
+    return [
+        ItemSpec(
+            "job-a",
+            "it-pass",
+            "reply 'got it' to Alice, then mark #general read",
+            scores=[[1, 2, 1, 1, 2, 1], [2, 2, 2, 2, 2, 1]],
+            flag_codes=["NOISE_TOOL"],
+            finished_at=t + timedelta(minutes=1),
+        ),
+        ItemSpec(
+            "job-a",
+            "it-full",
+            "archive Bob's three oldest tickets and label them 'stale'",
+            scores=[[2, 2, 2, 2, 2, 2]],
+            mode="mcp",
+            rule_profile="rl-env-4.30",
+            finished_at=t + timedelta(minutes=2),
+        ),
+        ItemSpec(
+            "job-a",
+            "it-zero",
+            "click the button",
+            scores=[[0, 0, 0, 0, 0, 0]],
+            flag_codes=["CROSS_ENTITY_IDS", "UNREAD_CHECK_MISSING"],
+            finished_at=t + timedelta(minutes=3),
+        ),
+        ItemSpec(
+            "job-b",
+            "it-unicode",
+            UNICODE_INSTRUCTION,
+            scores=[[2, 1, 2, 2, 2, 2]],
+            finished_at=t + timedelta(minutes=4),
+        ),
+        ItemSpec(
+            "job-b",
+            "it-noiter",
+            "an item whose analyzer failed",
+            scores=[],
+            status="failed",
+            error="analyzer timed out after 3 attempts",
+            finished_at=t + timedelta(minutes=5),
+        ),
+        ItemSpec(
+            "job-b",
+            "it-canary",
+            "rename the board 'Q3 plan' to 'Q4 plan'",
+            scores=[[2, 2, 2, 2, 1, 2], [2, 2, 2, 2, 2, 2]],
+            call_headers={"Authorization": CANARY_AUTH, "Cookie": CANARY_COOKIE},
+            finished_at=t + timedelta(minutes=6),
+        ),
+    ]
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> FsspecStorage:
+    return open_storage((tmp_path / "empty-storage").as_uri())
+
+
+@pytest.fixture(scope="session")
+def _sample_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("dash-sample") / "storage"
+    template = open_storage(root.as_uri())
+    for spec in sample_specs():
+        write_item(template, spec)
+    return root
+
+
+@pytest.fixture
+def filled_storage(tmp_path: Path, _sample_tree: Path) -> FsspecStorage:
+    """The sample index, copied fresh for each test (tests append reviews and re-runs to it)."""
+    root = tmp_path / "storage"
+    shutil.copytree(_sample_tree, root)
+    return open_storage(root.as_uri())
+
+
+@pytest.fixture
+def repository(filled_storage: FsspecStorage) -> Repository:
+    return Repository(filled_storage.url, refresh_seconds=0)
+
+
+@pytest.fixture
+def loopback_address() -> Iterator[None]:
+    """What `rlauto dashboard` sets: AppTest runs in-process, so the option is set here."""
+    saved = streamlit_config.get_option("server.address")
+    streamlit_config.set_option("server.address", "127.0.0.1")
+    try:
+        yield
+    finally:
+        streamlit_config.set_option("server.address", saved)
+
+
+@dataclass
+class MotoS3:
+    endpoint_url: str
+
+    @property
+    def storage_options(self) -> dict[str, Any]:
+        # passed explicitly, not through AWS_* globals, so other areas' S3 servers are not disturbed
+        return {"key": "testing", "secret": "testing", "client_kwargs": {"endpoint_url": self.endpoint_url}}
+
+    def new_bucket(self) -> str:
+        import s3fs
+
+        name = f"dash-{uuid.uuid4().hex[:10]}"
+        s3fs.S3FileSystem(**self.storage_options).mkdir(name)  # no region: moto refuses a location constraint
+        return name
+
+
+@pytest.fixture(scope="session")
+def moto_s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoS3]:
+    """`moto_server` on a free loopback port for the whole session."""
+    port = free_port()
+    log = (tmp_path_factory.mktemp("dash-moto") / "moto.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/moto-api/", timeout=60, proc=proc)
+        yield MotoS3(endpoint_url=f"http://127.0.0.1:{port}")
+    finally:
+        stop_process(proc)
+        log.close()

@@ -1,0 +1,245 @@
+"""The repository over a real parquet index and real stored files in a temp dir."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from datetime import timedelta
+
+import pytest
+from pydantic import ValidationError
+
+from dashboards.models import ItemQuery, StoredFileError
+from dashboards.repository import Repository, ReviewError, UploadError, upload_file_name
+from rlauto_core.index_schema import REVIEWS_DIR
+from rlauto_core.storage import FsspecStorage
+from tests.dashboards.conftest import UNICODE_INSTRUCTION
+from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item, write_review
+
+
+def ids(repository: Repository, **filters: object) -> list[str]:
+    page = repository.find_items(ItemQuery(sort="item_id", descending=False, **filters))  # type: ignore[arg-type]
+    return [row.item_id for row in page.rows]
+
+
+def test_an_empty_index_answers_every_query_with_nothing(storage: FsspecStorage) -> None:
+    repository = Repository(storage.url, refresh_seconds=0)
+    assert repository.list_jobs() == []
+    assert repository.find_items(ItemQuery()).total == 0
+    assert repository.filter_choices().job_ids == []
+    assert repository.get_item("job", "item") is None
+    assert repository.get_iterations("job", "item") == []
+    assert repository.get_reviews("job", "item") == []
+    assert repository.job_bundle("job").included == []
+
+
+def test_a_storage_url_that_does_not_exist_yet_is_an_empty_index(tmp_path: object) -> None:
+    repository = Repository(f"{tmp_path}/never-written", refresh_seconds=0)
+    assert repository.count_items() == 0
+
+
+def test_overview_counts_statuses_pass_rate_mean_score_and_tokens(repository: Repository) -> None:
+    jobs = {job.job_id: job for job in repository.list_jobs()}
+    assert set(jobs) == {"job-a", "job-b"}
+    a = jobs["job-a"]
+    assert a.items == 3 and a.status_counts == {"completed": 3}
+    assert a.passed == 2 and a.pass_rate == pytest.approx(2 / 3)
+    assert a.mean_score == pytest.approx((11 + 12 + 0) / 3)
+    assert a.tokens_total == 3 * 1500
+    b = jobs["job-b"]
+    assert b.status_counts == {"completed": 2, "failed": 1}
+    assert b.mean_score == pytest.approx((11 + 12) / 2)  # the item with no iteration has no score
+
+
+def test_scores_of_zero_and_twelve_are_kept_and_filterable(repository: Repository) -> None:
+    assert repository.get_item("job-a", "it-zero").total_score == 0  # type: ignore[union-attr]
+    assert repository.get_item("job-a", "it-full").total_score == 12  # type: ignore[union-attr]
+    assert ids(repository, score_min=0, score_max=0) == ["it-zero"]
+    assert ids(repository, score_min=12, score_max=12) == ["it-canary", "it-full"]
+    assert ids(repository, score_min=11) == ["it-canary", "it-full", "it-pass", "it-unicode"]
+    zero = repository.get_iterations("job-a", "it-zero")
+    assert [it.total for it in zero] == [0] and set(zero[0].scores.values()) == {0}
+
+
+def test_an_item_with_no_iterations_has_a_row_but_no_scores(repository: Repository) -> None:
+    item = repository.get_item("job-b", "it-noiter")
+    assert item is not None
+    assert item.status == "failed" and item.verdict == "ERROR" and item.total_score is None
+    assert item.package_path is None and item.error == "analyzer timed out after 3 attempts"
+    assert repository.get_iterations("job-b", "it-noiter") == []
+    # a score filter leaves it out, the untouched range keeps it
+    assert "it-noiter" not in ids(repository, score_min=0)
+    assert "it-noiter" in ids(repository)
+
+
+def test_unicode_instructions_round_trip_and_are_searchable(repository: Repository) -> None:
+    assert repository.get_item("job-b", "it-unicode").instruction == UNICODE_INSTRUCTION  # type: ignore[union-attr]
+    assert ids(repository, text="张伟") == ["it-unicode"]
+    assert ids(repository, text="GOT IT") == ["it-pass"]  # case-insensitive
+    assert ids(repository, text="100%") == []  # LIKE wildcards in the search are literal
+
+
+def test_each_filter_narrows_the_table(repository: Repository) -> None:
+    assert ids(repository, job_ids=("job-a",)) == ["it-full", "it-pass", "it-zero"]
+    assert ids(repository, statuses=("failed",)) == ["it-noiter"]
+    assert ids(repository, verdicts=("NEEDS_REVISION",)) == ["it-zero"]
+    assert ids(repository, modes=("mcp",)) == ["it-full"]
+    assert ids(repository, rule_profiles=("rl-env-4.30",)) == ["it-full"]
+    assert ids(repository, flag_codes=("UNREAD_CHECK_MISSING", "NOISE_TOOL")) == ["it-pass", "it-zero"]
+    assert ids(repository, job_ids=("job-a",), verdicts=("PASS",), modes=("api",)) == ["it-pass"]
+
+
+def test_sorting_and_pagination(repository: Repository) -> None:
+    first = repository.find_items(ItemQuery(sort="total_score", descending=True, page_size=2))
+    assert first.total == 6 and first.pages == 3
+    assert [r.total_score for r in first.rows] == [12, 12]
+    last = repository.find_items(ItemQuery(sort="total_score", descending=True, page_size=2, page=3))
+    assert [r.item_id for r in last.rows] == ["it-zero", "it-noiter"]  # nulls last
+    beyond = repository.find_items(ItemQuery(page=9))
+    assert beyond.rows == [] and beyond.total == 6
+    with pytest.raises(ValidationError):
+        ItemQuery(sort="total_score; DROP TABLE items")  # type: ignore[arg-type]
+
+
+def test_hostile_filter_values_are_bound_not_executed(repository: Repository) -> None:
+    hostile = "x'); DROP TABLE items; --"
+    assert ids(repository, job_ids=(hostile,), text=hostile) == []
+    assert repository.count_items() == 6
+
+
+def test_reviews_append_and_the_latest_decision_wins(repository: Repository, filled_storage: FsspecStorage) -> None:
+    repository.add_review("job-a", "it-pass", "reject", "ana", "the rubric misses the read receipt")
+    repository.add_review("job-a", "it-pass", "accept", "bob", "fixed in iteration 2")
+    item = repository.get_item("job-a", "it-pass")
+    assert item is not None and item.decision == "accept" and item.reviewer == "bob"
+    assert [r.decision for r in repository.get_reviews("job-a", "it-pass")] == ["accept", "reject"]
+    assert len(filled_storage.list(REVIEWS_DIR)) == 2  # one new file per review, none rewritten
+    assert ids(repository, decisions=("accept",)) == ["it-pass"]
+    assert "it-pass" not in ids(repository, decisions=("unreviewed",))
+    assert len(ids(repository, decisions=("unreviewed",))) == 5
+
+
+def test_an_older_review_written_later_does_not_win(repository: Repository, filled_storage: FsspecStorage) -> None:
+    write_review(filled_storage, "job-a", "it-full", "accept", created_at=BASE_TIME + timedelta(days=2))
+    write_review(filled_storage, "job-a", "it-full", "reject", created_at=BASE_TIME + timedelta(days=1))
+    assert repository.get_item("job-a", "it-full").decision == "accept"  # type: ignore[union-attr]
+
+
+def test_a_review_needs_a_known_item_and_a_reviewer(repository: Repository) -> None:
+    with pytest.raises(ReviewError, match="no such item"):
+        repository.add_review("job-a", "missing", "accept", "ana")
+    with pytest.raises(ReviewError, match="reviewer"):
+        repository.add_review("job-a", "it-pass", "accept", "   ")
+    with pytest.raises(ReviewError, match="decision"):
+        repository.add_review("job-a", "it-pass", "maybe", "ana")  # type: ignore[arg-type]
+
+
+def test_a_rerun_of_an_item_replaces_its_row_and_hides_stale_iterations(
+    repository: Repository, filled_storage: FsspecStorage
+) -> None:
+    assert len(repository.get_iterations("job-a", "it-pass")) == 2
+    rerun = ItemSpec(
+        "job-a",
+        "it-pass",
+        "reply 'got it' (re-run)",
+        scores=[[2, 2, 2, 2, 2, 2]],
+        finished_at=BASE_TIME + timedelta(days=3),
+    )
+    write_item(filled_storage, rerun)
+    item = repository.get_item("job-a", "it-pass")
+    assert item is not None and item.instruction == "reply 'got it' (re-run)" and item.total_score == 12
+    iterations = repository.get_iterations("job-a", "it-pass")
+    assert [it.iteration for it in iterations] == [1] and iterations[0].total == 12
+    assert repository.count_items() == 6
+
+
+def test_the_snapshot_reads_only_new_files_within_its_refresh_interval(filled_storage: FsspecStorage) -> None:
+    repository = Repository(filled_storage.url, refresh_seconds=3600)
+    assert repository.count_items() == 6
+    write_item(filled_storage, ItemSpec("job-c", "it-new", "new", finished_at=BASE_TIME))
+    assert repository.count_items() == 6  # not looked yet
+    repository.refresh()
+    assert repository.count_items() == 7
+
+
+def test_an_unreadable_index_file_is_reported_and_the_rest_still_served(
+    repository: Repository, filled_storage: FsspecStorage
+) -> None:
+    filled_storage.write_bytes("index/items/job=job-a/broken.parquet", b"PAR1 not really parquet")
+    assert repository.count_items() == 6
+    assert repository.health().unreadable == ["index/items/job=job-a/broken.parquet"]
+
+
+def test_iterations_carry_the_six_scores_and_the_judges_explanations(repository: Repository) -> None:
+    first, second = repository.get_iterations("job-a", "it-pass")
+    assert first.scores["instruction_clarity"] == 1 and second.total == 11
+    assert second.explanations["evidence_grounding"] == "iter 2: evidence grounding scored 1"
+    assert repository.read_judge_result(second.judge_path or "").total == 11
+
+
+def test_stored_json_files_are_read_and_missing_ones_named(repository: Repository) -> None:
+    item = repository.get_item("job-b", "it-unicode")
+    assert item is not None
+    package = repository.read_json(item.package_path or "")
+    assert package["task"]["instruction"] == UNICODE_INSTRUCTION
+    with pytest.raises(StoredFileError, match=re.escape("exports/job-b/nope.json: not found")):
+        repository.read_json("exports/job-b/nope.json")
+
+
+def test_the_job_bundle_holds_every_passing_package_zip(repository: Repository) -> None:
+    bundle = repository.job_bundle("job-a")
+    assert bundle.included == ["it-full", "it-pass"] and bundle.missing == []
+    with zipfile.ZipFile(io.BytesIO(bundle.data)) as archive:
+        assert sorted(archive.namelist()) == ["it-full.task-package.zip", "it-pass.task-package.zip"]
+        inner = zipfile.ZipFile(io.BytesIO(archive.read("it-pass.task-package.zip")))
+        assert json.loads(inner.read("task.json"))["task"]["instruction"].startswith("reply 'got it'")
+
+
+def test_a_passing_item_whose_zip_vanished_is_listed_as_missing(
+    repository: Repository, filled_storage: FsspecStorage
+) -> None:
+    filled_storage.delete("exports/job-a/it-full/output.zip")
+    bundle = repository.job_bundle("job-a")
+    assert bundle.included == ["it-pass"] and bundle.missing == ["it-full"]
+    with zipfile.ZipFile(io.BytesIO(bundle.data)) as archive:
+        assert archive.read("MISSING.txt") == b"it-full\n"
+
+
+def test_uploads_are_stored_under_uploads(repository: Repository, filled_storage: FsspecStorage) -> None:
+    stored = repository.store_uploads(
+        [("a.zip", b"PK\x03\x04one"), ("../../etc/a.zip", b"PK\x03\x04two"), ("录音.har", b"{}")],
+        max_files=5,
+        max_upload_mb=1,
+    )
+    names = [path.rsplit("/", 1)[1] for path in stored.paths]
+    assert names == ["a.zip", "a-2.zip", "录音.har"]
+    assert all(path.startswith(f"uploads/{stored.upload_id}/") for path in stored.paths)
+    assert filled_storage.read_bytes(stored.paths[1]) == b"PK\x03\x04two"
+    assert stored.uris[0] == f"{filled_storage.url}/{stored.paths[0]}"
+
+
+@pytest.mark.parametrize(
+    ("files", "problem"),
+    [
+        ([], "no recording"),
+        ([("a.zip", b"PK")] * 3, "3 files, at most 2"),
+        ([("big.zip", b"PK" + b"0" * (1024 * 1024))], "more than 1 MB"),
+        ([("fake.zip", b"not a zip")], "fake.zip: is not a ZIP archive"),
+        ([("notes.txt", b"hello")], "neither a .zip"),
+        ([("empty.zip", b"")], "is empty"),
+    ],
+)
+def test_refused_uploads_name_the_file_and_store_nothing(
+    repository: Repository, filled_storage: FsspecStorage, files: list[tuple[str, bytes]], problem: str
+) -> None:
+    with pytest.raises(UploadError, match=problem):
+        repository.store_uploads(files, max_files=2, max_upload_mb=1)
+    assert filled_storage.list("uploads") == []
+
+
+def test_upload_names_cannot_escape_their_folder() -> None:
+    assert upload_file_name("../../x.zip") == "x.zip"
+    assert upload_file_name("C:\\Users\\me\\rec 1.zip") == "rec_1.zip"
+    assert upload_file_name("..") == "recording"
