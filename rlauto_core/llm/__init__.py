@@ -10,7 +10,14 @@ from rlauto_core.llm.errors import (
     TransientModelError,
     scrub,
 )
-from rlauto_core.llm.factory import ModelClients, analyzer_configured, http_client, open_clients
+from rlauto_core.llm.factory import (
+    Gate,
+    ModelClients,
+    analyzer_configured,
+    http_client,
+    open_clients,
+    process_gate,
+)
 from rlauto_core.llm.http_client import HttpModelClient
 from rlauto_core.llm.json_answers import JsonAnswer, extract_json, request_json
 from rlauto_core.llm.retry import RetryPolicy, parse_retry_after
@@ -19,6 +26,7 @@ from rlauto_core.llm.types import Message, ModelClient, ModelReply, Role, TokenU
 __all__ = [
     "ContextTooLongError",
     "EndpointConfig",
+    "Gate",
     "HttpModelClient",
     "InvalidAnswerError",
     "JsonAnswer",
@@ -40,6 +48,7 @@ __all__ = [
     "normalize_base_url",
     "open_clients",
     "parse_retry_after",
+    "process_gate",
     "request_json",
     "resolve_endpoint",
     "scrub",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
@@ -42,6 +43,23 @@ def http_client(
         retry=retry or RetryPolicy(max_attempts=settings.item_max_attempts),
         gate=gate,
     )
+
+
+def process_gate(limit: int) -> Gate | None:
+    """A gate for one process (SDK, CLI) capping model calls in flight; None when `limit` is 0.
+
+    Prefect runs pass their global concurrency limit instead, which spans processes.
+    """
+    if limit <= 0:
+        return None
+    semaphore = threading.BoundedSemaphore(limit)
+
+    @contextmanager
+    def gate() -> Iterator[None]:
+        with semaphore:
+            yield
+
+    return gate
 
 
 def analyzer_configured(settings: Settings, options: RunOptions | None = None) -> bool:

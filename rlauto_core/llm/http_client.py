@@ -63,9 +63,7 @@ class HttpModelClient:
         gate: Callable[[], AbstractContextManager[Any]] | None = None,
     ) -> None:
         if endpoint.api_key is None:
-            raise ModelNotConfiguredError(
-                str(endpoint.role), endpoint.host, f"no API key: set {endpoint.key_source}"
-            )
+            raise ModelNotConfiguredError(str(endpoint.role), endpoint.host, f"no API key: set {endpoint.key_source}")
         self._endpoint = endpoint
         self._retry = retry or RetryPolicy()
         self._sleep = sleep
@@ -157,9 +155,7 @@ class HttpModelClient:
             with self._gate():
                 response = self._http.post(url, json=request.payload(self._rejected))
         except httpx.TimeoutException as exc:
-            raise TransientModelError(
-                str(self.role), self.endpoint_host, f"timed out ({type(exc).__name__})"
-            ) from exc
+            raise TransientModelError(str(self.role), self.endpoint_host, f"timed out ({type(exc).__name__})") from exc
         except httpx.TransportError as exc:
             problem = f"connection failed ({type(exc).__name__}: {scrub(str(exc), self._secrets())[:200]})"
             raise TransientModelError(str(self.role), self.endpoint_host, problem) from exc

@@ -20,6 +20,8 @@ from rlauto_core.llm.types import Message, ModelClient, TokenUsage
 
 T = TypeVar("T", bound=BaseModel)
 
+# Longer answers are not parsed: no analyzer or judge answer is near this, and repair is slow.
+MAX_ANSWER_CHARS = 1_000_000
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|json5)?[ \t]*\n?(.*?)```", re.DOTALL)
 
@@ -58,6 +60,8 @@ def _balanced_span(text: str) -> str | None:
 
 def extract_json(text: str) -> Any:
     """The JSON value in a model answer: plain, fenced, inside chatter, or broken but repairable."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise NoJsonFound(f"the answer has {len(text)} characters; at most {MAX_ANSWER_CHARS} are read")
     cleaned = _THINK.sub("", text).strip()
     if not cleaned:
         raise NoJsonFound("the answer is empty")
@@ -69,12 +73,15 @@ def extract_json(text: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
     for candidate in candidates[1:] or candidates:
         if not candidate.lstrip().startswith(("{", "[")):
             continue
-        repaired = json_repair.loads(candidate)
+        try:
+            repaired = json_repair.loads(candidate)
+        except (ValueError, RecursionError, TypeError, IndexError):
+            continue  # a hostile answer may break the repairer; it is then simply invalid
         if isinstance(repaired, (dict, list)) and repaired:
             return repaired
     raise NoJsonFound("the answer holds no JSON object")

@@ -73,9 +73,7 @@ def _chat_request(endpoint: EndpointConfig, messages: list[Message], *, json_out
     return WireRequest(path="/chat/completions", body=body, optional=optional)
 
 
-def _responses_request(
-    endpoint: EndpointConfig, messages: list[Message], *, json_output: bool
-) -> WireRequest:
+def _responses_request(endpoint: EndpointConfig, messages: list[Message], *, json_output: bool) -> WireRequest:
     system = "\n\n".join(m.content for m in messages if m.role == "system")
     body: dict[str, Any] = {
         "model": endpoint.model,

@@ -22,7 +22,7 @@ script file) or, in-process only, a callable taking the `RecordedRequest` and re
 
 Every request is logged (path, headers, body, role, via_proxy) and counted per role. Control
 endpoints for use from another process: GET /_fake/health, GET /_fake/requests,
-GET /_fake/counts, PUT /_fake/script (a script JSON), POST /_fake/reset.
+GET /_fake/counts, GET /_fake/stats (max_in_flight), PUT /_fake/script (a script JSON), POST /_fake/reset.
 
 Standalone: `python -m tests.fakes.llm_server --port P --script FILE` prints
 `READY http://127.0.0.1:P` on stdout once it listens; the script file is
@@ -110,6 +110,8 @@ class FakeLlmServer:
         self._script.load(script or {})
         self._log: list[RecordedRequest] = []
         self._counts: dict[str, int] = {}
+        self._in_flight = 0
+        self._max_in_flight = 0
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._httpd.daemon_threads = True
@@ -165,11 +167,26 @@ class FakeLlmServer:
         with self._lock:
             return self._counts.get(role, 0)
 
+    def max_in_flight(self) -> int:
+        """The most model requests this server has handled at the same time since the last reset."""
+        with self._lock:
+            return self._max_in_flight
+
     def reset(self) -> None:
         with self._lock:
             self._log.clear()
             self._counts.clear()
             self._script.positions.clear()
+            self._max_in_flight = 0
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
 
     # -- serving ------------------------------------------------------------------------------
     def _record(self, request: RecordedRequest) -> None:
@@ -234,6 +251,8 @@ class FakeLlmServer:
                 elif path == "/_fake/counts":
                     with server._lock:
                         self._send_json(200, dict(server._counts))
+                elif path == "/_fake/stats":
+                    self._send_json(200, {"max_in_flight": server.max_in_flight()})
                 else:
                     self._send_json(404, {"error": {"message": f"no route {path}"}})
 
@@ -277,6 +296,13 @@ class FakeLlmServer:
                     via_proxy=via_proxy,
                 )
                 server._record(request)
+                server._enter()
+                try:
+                    self._serve(api, request)
+                finally:
+                    server._leave()
+
+            def _serve(self, api: str, request: RecordedRequest) -> None:
                 step = server._step(request.role, request)
                 if step.get("delay") and server._stopping.wait(float(step["delay"])):
                     return
@@ -317,9 +343,7 @@ class FakeLlmServer:
                 model = request.body.get("model", "") if isinstance(request.body, dict) else ""
                 self._send_json(
                     200,
-                    _chat(model, text, refusal, usage)
-                    if api == "chat"
-                    else _responses(model, text, refusal, usage),
+                    _chat(model, text, refusal, usage) if api == "chat" else _responses(model, text, refusal, usage),
                 )
 
         return Handler
