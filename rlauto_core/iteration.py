@@ -89,7 +89,12 @@ def _judge(
     if clients.judge is None:
         return validator_result, "no judge model configured (JUDGE_API_KEY)"
     result, usage = judge_with_model(
-        clients.judge, package, slim=slim, policy=options.pass_policy, prompt_template=options.judge.prompt_template
+        clients.judge,
+        package,
+        slim=slim,
+        policy=options.pass_policy,
+        validator_result=validator_result,
+        prompt_template=options.judge.prompt_template,
     )
     ledger.add(Role.JUDGE, usage)
     return result, None

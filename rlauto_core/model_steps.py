@@ -233,13 +233,22 @@ def judge_with_model(
     *,
     slim: dict[str, Any],
     policy: PassPolicy,
+    validator_result: JudgeResult | None = None,
     prompt_template: str | None = None,
 ) -> tuple[JudgeResult, TokenUsage]:
+    """The model judge; it also reads the validator's findings below 2/2, so rule-found problems
+    (an id missing from the recording, a weak checker) are not overlooked."""
     self_check = package.validation.self_check
+    findings = [
+        f"{s.dimension.value} {s.score}/2: {s.explanation}"
+        for s in (validator_result.scores if validator_result else [])
+        if s.score < 2
+    ]
     messages = judge_messages(
         package_view=package_view(package),
         slim_evidence=slim,
         self_check=json.loads(self_check.model_dump_json(exclude={"mutants"})) if self_check else None,
+        validator_findings=findings,
         prompt_template=prompt_template,
     )
     answer = request_json(client, messages, JudgeAnswer)

@@ -33,9 +33,7 @@ class JudgeOptions(BaseModel):
 
     base_url: str | None = Field(default=None, validation_alias=_alias("base_url", "baseURL", "baseUrl"))
     model: str | None = None
-    prompt_template: str | None = Field(
-        default=None, validation_alias=_alias("prompt_template", "promptTemplate")
-    )
+    prompt_template: str | None = Field(default=None, validation_alias=_alias("prompt_template", "promptTemplate"))
 
 
 class RubricGenerationOptions(BaseModel):
@@ -50,12 +48,8 @@ class RunOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
-    rule_profile: RuleProfile = Field(
-        default="echo-05061347", validation_alias=_alias("rule_profile", "ruleProfile")
-    )
-    requested_mode: Mode | None = Field(
-        default=None, validation_alias=_alias("requested_mode", "requestedMode")
-    )
+    rule_profile: RuleProfile = Field(default="echo-05061347", validation_alias=_alias("rule_profile", "ruleProfile"))
+    requested_mode: Mode | None = Field(default=None, validation_alias=_alias("requested_mode", "requestedMode"))
     api_mode: ApiMode | None = Field(default=None, validation_alias=_alias("api_mode", "apiMode"))
     base_url: str | None = Field(default=None, validation_alias=_alias("base_url", "baseURL", "baseUrl"))
     api_key: SecretStr | None = Field(default=None, validation_alias=_alias("api_key", "apiKey"))
@@ -64,17 +58,11 @@ class RunOptions(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1, validation_alias=_alias("top_p", "topP"))
     max_tokens: int | None = Field(default=None, ge=1, validation_alias=_alias("max_tokens", "maxTokens"))
-    enable_thinking: bool | None = Field(
-        default=None, validation_alias=_alias("enable_thinking", "enableThinking")
-    )
-    clear_thinking: bool | None = Field(
-        default=None, validation_alias=_alias("clear_thinking", "clearThinking")
-    )
+    enable_thinking: bool | None = Field(default=None, validation_alias=_alias("enable_thinking", "enableThinking"))
+    clear_thinking: bool | None = Field(default=None, validation_alias=_alias("clear_thinking", "clearThinking"))
     optimize_task: bool = Field(default=True, validation_alias=_alias("optimize_task", "optimizeTask"))
     feedback: str = ""
-    strict_full_marks: bool = Field(
-        default=False, validation_alias=_alias("strict_full_marks", "strictFullMarks")
-    )
+    strict_full_marks: bool = Field(default=False, validation_alias=_alias("strict_full_marks", "strictFullMarks"))
     ignore_task_complexity_for_full_marks: bool = Field(
         default=False,
         validation_alias=_alias("ignore_task_complexity_for_full_marks", "ignoreTaskComplexityForFullMarks"),

@@ -44,6 +44,7 @@ def judge_messages(
     package_view: dict[str, Any],
     slim_evidence: dict[str, Any],
     self_check: dict[str, Any] | None,
+    validator_findings: list[str] | None = None,
     prompt_template: str | None = None,
 ) -> list[Message]:
     system = (prompt_template or DEFAULT_JUDGE_SYSTEM).strip()
@@ -57,6 +58,11 @@ def judge_messages(
         parts.append(
             "=== DETERMINISTIC SELF-CHECK (checkers run on golden, empty and mutated attempts) ===\n"
             + json.dumps(self_check, ensure_ascii=False, separators=(",", ":"), default=str)
+        )
+    if validator_findings:
+        parts.append(
+            "=== DETERMINISTIC VALIDATOR FINDINGS (rule-based; confirm or refute them) ===\n"
+            + "\n".join(f"- {line}" for line in validator_findings)
         )
     parts.append(
         "=== ANSWER ===\nOne JSON object: scores (six entries: dimension, score, explanation), "
