@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from rlauto_core.checkers.dsl import check_catalog
+from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
 from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
@@ -178,7 +178,9 @@ def _coverage(package: TaskPackage, recording: Recording | None) -> DimensionSco
         return _dim(Dimension.RUBRIC_COVERAGE, 0, "the checker catalog is invalid (see validation flags)")
     golden, _ = golden_attempt(package, recording)
     report = score(package, golden)
-    matched = {cid for r in report.rubrics for cid in r.matched_call_ids}
+    call_keys = {k for k, c in package.rubric_checkers.items() if isinstance(c, dict) and c.get("kind") in CALL_KINDS}
+    # a write is covered by a rubric about that call, not by an order or count that mentions it
+    matched = {cid for r in report.rubrics if r.checker_key in call_keys for cid in r.matched_call_ids}
     gaps: list[str] = []
     writes = [s for s in package.golden_trajectory if s.state_changing]
     gaps.extend(f"write {s.call_id} ({s.name}) has no rubric" for s in writes if s.call_id not in matched)

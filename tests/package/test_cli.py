@@ -1,0 +1,131 @@
+"""`rlauto package`, `rlauto validate`, `rlauto score`: JSON shapes, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from rlauto_core.package.pipeline import PackageOutcome
+from tests.conftest import EXAMPLES
+from tests.package.conftest import ATTEMPTS
+
+runner = CliRunner()
+
+
+def test_package_json_lists_every_example(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["package", str(EXAMPLES), "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.stderr
+    items = json.loads(result.stdout)
+    assert len(items) == 7
+    for item in items:
+        assert {"source", "status", "verdict", "total_score", "package_path", "self_check"} <= set(item)
+        assert item["status"] == "packaged" and item["verdict"] == "PASS"
+        assert Path(item["package_path"]).parent == tmp_path
+        assert item["self_check"]["golden_full_marks"] is True
+
+
+def test_package_table_and_globs_and_options(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["package", str(EXAMPLES / "shop_*.zip"), str(EXAMPLES / "discord_reply.zip"), "--out", str(tmp_path),
+         "--strict-full-marks", "--ignore-task-complexity", "--profile", "rl-env-4.30", "--offline"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "2/2 packaged" in result.stdout
+    with zipfile.ZipFile(tmp_path / "shop_checkout.task-package.zip") as archive:
+        task = json.loads(archive.read("shop-checkout-0507/task.json"))
+    assert task["rule_profile"] == "rl-env-4.30"
+    assert task["pass_policy"]["judge"]["name"] == "strict_full_marks+ignore_task_complexity"
+
+
+def test_package_reports_bad_inputs_in_one_line_and_exits_2(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04garbage")
+    result = runner.invoke(app, ["package", str(broken), str(EXAMPLES / "issue_tracker.zip"), str(tmp_path / "nope.zip"),
+                                 "--out", str(tmp_path / "out"), "--json"])  # fmt: skip
+    assert result.exit_code == 2
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 2 and all(line.startswith("error: ") for line in errors)
+    assert any("broken.zip" in line for line in errors) and any("nope.zip: no such file" in line for line in errors)
+    statuses = {Path(i["source"]).name: i["status"] for i in json.loads(result.stdout)}
+    assert statuses == {"broken.zip": "error", "issue_tracker.zip": "packaged", "nope.zip": "error"}
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_package_with_no_recording_found(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["package", str(tmp_path)])
+    assert result.exit_code == 2 and result.stderr.startswith("error: ") and "no recording" in result.stderr
+
+
+def test_validate_a_package_zip_and_a_bare_task_json(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+    path = Path(str(packaged["slack_incident_channel.zip"].package_path))
+    result = runner.invoke(app, ["validate", str(path), "--json"])
+    assert result.exit_code == 0, result.stdout
+    report = json.loads(result.stdout)
+    assert {"golden_full_marks", "empty_attempt_score", "mutants_total", "mutants_caught", "problems"} <= set(report)
+    assert report["golden_full_marks"] and report["empty_attempt_score"] == 0 and report["problems"] == []
+    assert report["mutants_caught"] == report["mutants_total"] > 0
+    assert report["judge"]["verdict"] == "PASS"
+    with zipfile.ZipFile(path) as archive:
+        (tmp_path / "task.json").write_bytes(archive.read("task.json"))
+    alone = json.loads(runner.invoke(app, ["validate", str(tmp_path / "task.json"), "--json"]).stdout)
+    assert alone["golden_full_marks"] and alone["mutants_total"] == report["mutants_total"]
+    text = runner.invoke(app, ["validate", str(path)])
+    assert text.exit_code == 0 and "golden full marks: True" in text.stdout
+
+
+def test_validate_names_the_problems_of_a_weak_package(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+    with zipfile.ZipFile(str(packaged["discord_reply.zip"].package_path)) as archive:
+        task = json.loads(archive.read("task.json"))
+    # loosen the send checker: any channel will do, and drop the stray guard
+    task["rubric_checkers"]["call_c9"]["arguments"].pop("channelId")
+    task["rubric_checkers"]["call_c9"]["arguments"].pop("guildId")
+    strays = task["rubric_checkers"]["no_stray_writes"]
+    strays.pop("given")
+    strays["match"] = [m for m in strays["match"] if m["tool"] != "discord_send_message"]
+    (tmp_path / "task.json").write_text(json.dumps(task))
+    result = runner.invoke(app, ["validate", str(tmp_path / "task.json"), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["mutants_caught"] < report["mutants_total"]
+    assert any("passes an empty attempt" in p for p in report["problems"])
+    assert any(p.startswith("mutant") and "keeps" in p for p in report["problems"])
+
+
+@pytest.mark.parametrize(("kind", "code"), [("good", 0), ("wrong_entity", 1), ("empty", 1)])
+def test_score_an_attempt(packaged: dict[str, PackageOutcome], kind: str, code: int) -> None:
+    path = str(packaged["issue_tracker.zip"].package_path)
+    result = runner.invoke(app, ["score", path, str(ATTEMPTS / "issue_tracker" / f"{kind}.zip"), "--json"])
+    assert result.exit_code == code, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) >= {"score", "max_score", "passed", "rubrics"}
+    assert report["passed"] is (kind == "good")
+    assert all({"id", "passed", "points", "max_score", "reason"} <= set(r) for r in report["rubrics"])
+    table = runner.invoke(app, ["score", path, str(ATTEMPTS / "issue_tracker" / f"{kind}.zip")])
+    assert ("PASS" if kind == "good" else "FAIL") in table.stdout
+
+
+def test_hostile_inputs_give_one_line_errors(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+    attempt = str(ATTEMPTS / "issue_tracker" / "good.zip")
+    (tmp_path / "broken.json").write_text('{"task": ')
+    bad_dsl = {"task": {"rubrics": [{"id": "r1", "title": "t", "checker_key": "c"}]},
+               "rubric_checkers": {"c": {"kind": "http_call", "path": {"regex": "(("}}}}  # fmt: skip
+    (tmp_path / "bad_dsl.json").write_text(json.dumps(bad_dsl))
+    (tmp_path / "attempt.zip").write_bytes(b"not a zip at all")
+    cases = [
+        (["score", str(tmp_path / "broken.json"), attempt], "broken.json: invalid JSON"),
+        (["score", str(tmp_path / "bad_dsl.json"), attempt], 'checker "c" path: bad regex'),
+        (["score", str(packaged["issue_tracker.zip"].package_path), str(tmp_path / "attempt.zip")], "attempt.zip"),
+        (["score", str(tmp_path / "missing.json"), attempt], "missing.json: no such file"),
+        (["validate", str(tmp_path / "broken.json")], "broken.json: invalid JSON"),
+    ]
+    for args, fragment in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.stdout)
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+        assert fragment in result.stderr, (fragment, result.stderr)

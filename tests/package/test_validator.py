@@ -1,0 +1,107 @@
+"""The deterministic validator: each dimension moves when the package gets worse in that respect."""
+
+from __future__ import annotations
+
+from rlauto_core.importers import import_path
+from rlauto_core.judge import Dimension, PassPolicy
+from rlauto_core.package.models import GoldenStep, TaskPackage
+from rlauto_core.package.pipeline import PackageOutcome
+from rlauto_core.selfcheck import self_check
+from rlauto_core.validator import validate
+from tests.conftest import EXAMPLES
+
+
+def fresh(packaged: dict[str, PackageOutcome], name: str) -> TaskPackage:
+    package = packaged[name].package
+    assert package is not None
+    copy = package.model_copy(deep=True)
+    copy.validation.self_check = None
+    return copy
+
+
+def dims(package: TaskPackage, name: str) -> dict[Dimension, int]:
+    result = validate(package, import_path(EXAMPLES / name))
+    assert result.source == "validator" and all(s.explanation for s in result.scores)
+    return {s.dimension: s.score for s in result.scores}
+
+
+def test_examples_score_full_marks_with_explanations(packaged: dict[str, PackageOutcome]) -> None:
+    for outcome in packaged.values():
+        assert outcome.judge is not None and outcome.judge.total == 12 and outcome.judge.verdict == "PASS"
+
+
+def test_instruction_clarity(packaged: dict[str, PackageOutcome]) -> None:
+    name = "issue_tracker.zip"
+    package = fresh(packaged, name)
+    package.task.instruction = ""
+    assert dims(package, name)[Dimension.INSTRUCTION_CLARITY] == 0
+    package.task.instruction = "Click the New button, then click Title, type it, click Save, then press the Labels menu"
+    assert dims(package, name)[Dimension.INSTRUCTION_CLARITY] == 1
+
+
+def test_task_complexity_counts_state_changes(packaged: dict[str, PackageOutcome]) -> None:
+    name = "issue_tracker.zip"
+    package = fresh(packaged, name)
+    assert dims(package, name)[Dimension.TASK_COMPLEXITY] == 2
+    package.golden_trajectory = [s for s in package.golden_trajectory if s.call_id == "r12"]
+    assert dims(package, name)[Dimension.TASK_COMPLEXITY] == 1
+
+
+def test_alignment_rejects_noise_strays_and_failures(packaged: dict[str, PackageOutcome]) -> None:
+    name = "discord_reply.zip"
+    package = fresh(packaged, name)
+    extra = [GoldenStep(step=90, call_id=cid, name="x", type="mcp") for cid in ("c6", "c7")]
+    package.golden_trajectory = package.golden_trajectory + extra
+    result = validate(package, import_path(EXAMPLES / name))
+    alignment = next(s for s in result.scores if s.dimension is Dimension.TRAJECTORY_TASK_ALIGNMENT)
+    assert alignment.score < 2 and "c6 acts on another channelId" in alignment.explanation
+    assert "c7 is noise" in alignment.explanation
+
+
+def test_coverage_wants_a_rubric_per_write(packaged: dict[str, PackageOutcome]) -> None:
+    name = "shop_checkout.zip"
+    package = fresh(packaged, name)
+    package.task.rubrics = [r for r in package.task.rubrics if r.checker_key != "call_r16"]
+    result = validate(package, import_path(EXAMPLES / name))
+    coverage = next(s for s in result.scores if s.dimension is Dimension.RUBRIC_COVERAGE)
+    assert coverage.score < 2 and "write r16 (POST /api/orders) has no rubric" in coverage.explanation
+
+
+def test_verifiability_follows_the_self_check(packaged: dict[str, PackageOutcome]) -> None:
+    name = "notes_jsonrpc.zip"
+    package = fresh(packaged, name)
+    key = package.task.rubrics[0].checker_key
+    assert key is not None
+    package.rubric_checkers[key] = {"kind": "mcp_call", "tool": "notes_create", "arguments": {"title": "other"}}
+    check = self_check(package, import_path(EXAMPLES / name))
+    assert not check.golden_full_marks and any("golden trajectory fails rubric r1" in p for p in check.problems)
+    assert dims(package, name)[Dimension.CHECKER_VERIFIABILITY] == 0
+
+
+def test_grounding_catches_values_the_recording_never_shows(packaged: dict[str, PackageOutcome]) -> None:
+    name = "slack_incident_channel.zip"
+    package = fresh(packaged, name)
+    package.task.instruction += " Also ping 'Zorblax Quintavius' about ticket INC-9999."
+    result = validate(package, import_path(EXAMPLES / name))
+    grounding = next(s for s in result.scores if s.dimension is Dimension.EVIDENCE_GROUNDING)
+    assert grounding.score < 2 and "Zorblax Quintavius" in grounding.explanation
+
+
+def test_pass_policy_decides_the_verdict(packaged: dict[str, PackageOutcome]) -> None:
+    name = "issue_tracker.zip"
+    package = fresh(packaged, name)
+    package.golden_trajectory = [s for s in package.golden_trajectory if s.call_id in ("r8", "r12")]
+    recording = import_path(EXAMPLES / name)
+    check = self_check(package, recording)
+    policies = [
+        PassPolicy(),
+        PassPolicy(strict_full_marks=True),
+        PassPolicy(strict_full_marks=True, ignore_task_complexity_for_full_marks=True),
+    ]
+    for policy in policies:
+        result = validate(package, recording, check=check, policy=policy)
+        assert result.verdict == ("PASS" if policy.satisfied(result) else "NEEDS_REVISION")
+        assert f"under policy {policy.name}" in result.rationale
+    complexity = validate(package, recording, check=check).score_of(Dimension.TASK_COMPLEXITY)
+    assert complexity == 1  # one write and one read
+    assert validate(package, recording, check=check, policy=policies[1]).verdict == "NEEDS_REVISION"
