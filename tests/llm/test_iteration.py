@@ -10,6 +10,7 @@ from pydantic import SecretStr
 
 from rlauto_core.importers import import_path
 from rlauto_core.iteration import IterationRecord, run_iterations
+from rlauto_core.judge import Dimension
 from rlauto_core.llm import (
     EndpointConfig,
     HttpModelClient,
@@ -378,3 +379,20 @@ def test_a_breach_repeated_after_the_reask_fails_the_item(
     with pytest.raises(InvalidAnswerError, match="ENTITY CONSISTENCY"):
         run_iterations(discord, RunOptions(), make_clients())
     assert fake_llm.calls("analyzer") == 2 and fake_llm.calls("judge") == 0
+
+
+def _invented_id(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["recommended_instruction"] += " Also pin message 777777777777."
+    return answer
+
+
+def test_the_model_judge_reads_the_validators_findings(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    fake_llm.script("analyzer", faithful_analyzer(_invented_id))
+    fake_llm.script("judge", judge_answer(EVIDENCE_GROUNDING=1))
+    outcome = run_iterations(discord, RunOptions(max_iterations=1), make_clients())
+    assert outcome.records[0].validator_result.score_of(Dimension.EVIDENCE_GROUNDING) == 1
+    judge_prompt = fake_llm.requests("judge")[0].prompt_text()
+    assert "=== DETERMINISTIC VALIDATOR FINDINGS" in judge_prompt
+    assert "EVIDENCE GROUNDING 1/2" in judge_prompt and "777777777777" in judge_prompt
