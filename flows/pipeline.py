@@ -11,12 +11,13 @@ import asyncio
 import hashlib
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger, tags, task
 from prefect.cache_policies import NONE as NO_CACHE
 from prefect.runtime import flow_run as current_run
 from prefect.states import Cancelled, Failed, State
+from pydantic import Field
 
 from flows import control
 from flows.item import ItemRun, ItemStopped
@@ -100,9 +101,10 @@ def stage_uploads(
 
 async def _run_child(upload: UploadRef, options: RunOptions, storage_url: str, via_deployment: str | None) -> State:
     if via_deployment is None:
-        return await package_recording(  # type: ignore[no-any-return]
-            upload.source, options, upload.job_id, upload.source_name, storage_url, return_state=True
-        )
+        with tags(f"job-{upload.job_id}"):  # `rlauto status JOB` finds the job's runs by this tag
+            return await package_recording(  # type: ignore[no-any-return]
+                upload.source, options, upload.job_id, upload.source_name, storage_url, return_state=True
+            )
     from prefect.deployments import run_deployment
 
     parameters: dict[str, Any] = {
@@ -145,7 +147,7 @@ def _outcome_after(upload: UploadRef, state: State | None, storage_url: str) -> 
 async def package_batch(
     sources: list[str],
     options: RunOptions | None = None,
-    concurrency: int = 3,
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] = 3,
     job_id: str | None = None,
     storage_url: str | None = None,
     via_deployment: str | None = None,
@@ -153,14 +155,9 @@ async def package_batch(
     """Package every recording `sources` name (paths, folders, globs, fsspec URLs), `concurrency`
     at a time (1..8), one child flow run each; completed items of an earlier run of the same job
     are reused, not repeated. Set `via_deployment` to fan out to workers through that deployment."""
-    logger = get_run_logger()
     settings = Settings()
     options = options or RunOptions()
     url = storage_url_or_default(storage_url)
-    if not 1 <= concurrency <= MAX_CONCURRENCY:
-        logger.warning("concurrency %s is outside 1..%s; using %s", concurrency, MAX_CONCURRENCY,
-                       min(max(concurrency, 1), MAX_CONCURRENCY))  # fmt: skip
-        concurrency = min(max(concurrency, 1), MAX_CONCURRENCY)
     files = await asyncio.to_thread(expand_sources, list(sources), settings.max_batch_files)
     uploads = await asyncio.to_thread(stage_uploads, files, options.options_hash(), job_id, url, settings.max_upload_mb)
     if not uploads:
@@ -235,7 +232,7 @@ def claim_inbox(inbox_url: str, options_hash: str, storage_url: str, max_files: 
 async def scan_inbox(
     inbox_url: str,
     options: RunOptions | None = None,
-    concurrency: int = 3,
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] = 3,
     storage_url: str | None = None,
     via_deployment: str | None = None,
 ) -> BatchResult | None:

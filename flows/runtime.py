@@ -1,0 +1,55 @@
+"""Which Prefect API a process talks to: a running local server (`rlauto up`) if there is one,
+else what PREFECT_API_URL says, else Prefect's ephemeral mode. Call `configure()` before the
+first Prefect import of a CLI/SDK entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from rlauto_core.settings import default_storage_url
+
+
+def data_dir() -> Path:
+    """`.data/` next to the default storage folder (the project's data directory)."""
+    return Path(default_storage_url().removeprefix("file://")).parent
+
+
+def stack_file() -> Path:
+    return data_dir() / "stack" / "stack.json"
+
+
+def local_stack() -> dict[str, object] | None:
+    """What `rlauto up` recorded, when its server is still alive."""
+    path = stack_file()
+    if not path.is_file():
+        return None
+    try:
+        stack = json.loads(path.read_text())
+        os.kill(int(stack["server_pid"]), 0)
+    except (ValueError, KeyError, OSError, TypeError):
+        return None
+    return dict(stack)
+
+
+def configure() -> str | None:
+    """Point Prefect at the local stack when it runs; returns the API URL used (None: ephemeral)."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # the ephemeral server needs 8-16 s to start on a small machine; Prefect's default gives up at 20 s
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    if os.environ.get("PREFECT_API_URL"):
+        return os.environ["PREFECT_API_URL"]
+    stack = local_stack()
+    if stack is not None:
+        os.environ["PREFECT_API_URL"] = str(stack["api_url"])
+        return str(stack["api_url"])
+    return None
+
+
+def ui_url_for(flow_run_id: str | None) -> str | None:
+    api = os.environ.get("PREFECT_API_URL")
+    if not api or not flow_run_id:
+        return None
+    ui = os.environ.get("PREFECT_UI_URL") or api.removesuffix("/api")
+    return f"{ui}/runs/flow-run/{flow_run_id}"

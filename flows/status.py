@@ -1,0 +1,81 @@
+"""A job's items as the seed's statuses: finished ones from storage (`item.json`), the rest from
+their flow runs' Prefect states (tagged `job-<job>`)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from flows import runtime
+from rlauto_core import storage_layout as layout
+from tasks.models import ItemResult
+from tasks.storage_io import get_storage, storage_url_or_default
+
+
+class StatusRow(BaseModel):
+    source_name: str
+    status: str
+    verdict: str | None = None
+    total_score: int | None = None
+    iterations_used: int = 0
+    detail: str = ""
+
+
+def status_of_state(state_type: str, state_name: str) -> str:
+    """Prefect state -> item status (queued, running, judging, completed, failed, stopped)."""
+    if state_name == "Judging":
+        return "judging"
+    return {
+        "SCHEDULED": "queued",
+        "PENDING": "queued",
+        "RUNNING": "running",
+        "COMPLETED": "completed",
+        "FAILED": "failed",
+        "CRASHED": "failed",
+        "CANCELLING": "stopped",
+        "CANCELLED": "stopped",
+        "PAUSED": "queued",
+    }.get(state_type, state_type.lower())
+
+
+def job_status(job: str, storage_url: str | None = None) -> list[StatusRow]:
+    url = storage_url_or_default(storage_url)
+    storage = get_storage(url)
+    rows: dict[str, StatusRow] = {}
+    for path in storage.glob(f"{layout.job_exports_dir(job)}/*/item.json"):
+        item = ItemResult.model_validate_json(storage.read_bytes(path))
+        rows[item.source_name] = StatusRow(
+            source_name=item.source_name,
+            status=item.status,
+            verdict=item.verdict,
+            total_score=item.total_score,
+            iterations_used=item.iterations_used,
+            detail=item.uri(item.output_zip_path) or (item.error or ""),
+        )
+    if runtime.configure() is not None:
+        for name, state_type, state_name in _flow_runs(job):
+            # a finished item's item.json wins; a re-run in flight shows as such
+            if name not in rows or state_type in ("RUNNING", "PENDING", "SCHEDULED"):
+                rows[name] = StatusRow(source_name=name, status=status_of_state(state_type, state_name),
+                                       detail=f"Prefect: {state_name}")  # fmt: skip
+    return sorted(rows.values(), key=lambda r: r.source_name)
+
+
+def _flow_runs(job: str) -> list[tuple[str, str, str]]:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        FlowFilter,
+        FlowFilterName,
+        FlowRunFilter,
+        FlowRunFilterTags,
+    )
+    from prefect.client.schemas.sorting import FlowRunSort
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(
+            flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"job-{job}"])),
+            sort=FlowRunSort.EXPECTED_START_TIME_ASC,
+        )
+    return [
+        (r.name, r.state.type.value if r.state else "PENDING", r.state.name if r.state else "Pending") for r in runs
+    ]
