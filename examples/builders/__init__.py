@@ -1,0 +1,1 @@
+"""Builders of the example recordings, one module per recording family."""
