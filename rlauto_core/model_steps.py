@@ -63,17 +63,21 @@ def _offline_catalog(draft: PackageDraft) -> dict[str, dict[str, Any]]:
 
 
 def catalog_problems(draft: PackageDraft) -> dict[str, list[str]]:
-    """DSL problems per rubric checker key (a rubric with no checker at all included)."""
+    """DSL problems per checker key, rubric and extra checkers alike (a rubric with no checker too)."""
     catalog = {**draft.extra_checkers, **{r.checker_key: r.checker for r in draft.rubrics if r.checker is not None}}
+    keys = set(catalog) | {r.checker_key for r in draft.rubrics}
     problems: dict[str, list[str]] = {}
     for rubric in draft.rubrics:
         if rubric.checker_key not in catalog:
             problems.setdefault(rubric.checker_key, []).append(f'rubric "{rubric.title}" has no checker')
     flags: list[Flag] = check_catalog(catalog, [(r.title, r.checker_key) for r in draft.rubrics])
     for flag in flags:
-        for rubric in draft.rubrics:
-            if f'"{rubric.checker_key}"' in flag.message:
-                problems.setdefault(rubric.checker_key, []).append(flag.message)
+        if flag.code == "dsl_reference_cycle":
+            mentioned = set(flag.message.rsplit(": ", 1)[-1].split(" -> ")) & keys
+        else:
+            mentioned = {key for key in keys if f'"{key}"' in flag.message}
+        for key in mentioned:
+            problems.setdefault(key, []).append(flag.message)
     return problems
 
 
@@ -154,10 +158,11 @@ def analyze_with_model(
 
     answer = request_json(client, analyzer_messages(evidence.mode, prompt), AnalyzerResult, check=hard_rules)
     draft = to_draft(answer.value, offline, index)
+    rubric_keys = {r.checker_key for r in draft.rubrics}
     return AnalyzerStep(
         result=answer.value,
         draft=draft,
-        incomplete=catalog_problems(draft),
+        incomplete={k: v for k, v in catalog_problems(draft).items() if k in rubric_keys},
         usage=answer.usage,
         prompt_chars=len(prompt),
         reasked=answer.reasked,
@@ -189,22 +194,38 @@ def complete_rubrics(
 
 
 def settle_incomplete(draft: PackageDraft, offline: PackageDraft) -> PackageDraft:
-    """Rubrics still without a valid checker: the offline checker of that key, or the rubric goes."""
-    problems = catalog_problems(draft)
-    if not problems:
-        return draft
+    """Make the catalog valid: a broken rubric checker falls back to the offline checker of its key
+    (once), else the rubric goes; a broken extra checker goes; repeated until nothing is flagged,
+    since a removal can break a checker that referenced it. Every removal leaves a note."""
     offline_catalog = _offline_catalog(offline)
     settled = draft.model_copy(deep=True)
-    kept: list[DraftRubric] = []
+    seen: set[str] = set()
+    unique: list[DraftRubric] = []
     for rubric in settled.rubrics:
-        if rubric.checker_key not in problems:
-            kept.append(rubric)
-        elif rubric.checker_key in offline_catalog:
-            rubric.checker = offline_catalog[rubric.checker_key]
-            kept.append(rubric)
+        if rubric.checker_key in seen:
+            settled.notes.append(f'rubric "{rubric.title}" dropped: checker key {rubric.checker_key!r} used twice')
         else:
-            settled.notes.append(f'rubric "{rubric.title}" dropped: {"; ".join(problems[rubric.checker_key])}')
-    settled.rubrics = kept
+            seen.add(rubric.checker_key)
+            unique.append(rubric)
+    settled.rubrics = unique
+    for _ in range(len(settled.rubrics) + len(settled.extra_checkers) + 1):
+        problems = catalog_problems(settled)
+        if not problems:
+            break
+        for key in [k for k in settled.extra_checkers if k in problems]:
+            del settled.extra_checkers[key]
+            settled.notes.append(f"checker {key!r} dropped: {'; '.join(problems[key])}")
+        kept: list[DraftRubric] = []
+        for rubric in settled.rubrics:
+            fallback = offline_catalog.get(rubric.checker_key)
+            if rubric.checker_key not in problems:
+                kept.append(rubric)
+            elif fallback is not None and fallback != rubric.checker:
+                rubric.checker = fallback
+                kept.append(rubric)
+            else:
+                settled.notes.append(f'rubric "{rubric.title}" dropped: {"; ".join(problems[rubric.checker_key])}')
+        settled.rubrics = kept
     return settled
 
 

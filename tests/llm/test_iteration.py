@@ -396,3 +396,36 @@ def test_the_model_judge_reads_the_validators_findings(
     judge_prompt = fake_llm.requests("judge")[0].prompt_text()
     assert "=== DETERMINISTIC VALIDATOR FINDINGS" in judge_prompt
     assert "EVIDENCE GROUNDING 1/2" in judge_prompt and "777777777777" in judge_prompt
+
+
+def _broken_checkers(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["recommended_rubrics"] += [
+        {"title": "bad regex", "checker_key": "k_regex", "checker": {"kind": "mcp_call", "tool": {"regex": "("}}},
+        {"title": "unknown kind", "checker_key": "k_kind", "checker": {"kind": "telepathy"}},
+        {"title": "unknown ref", "checker_key": "k_order", "checker": {"kind": "order", "before": "nope", "after": "call_c9"}},
+        {"title": "uses a broken extra", "checker_key": "k_uses", "checker": {"kind": "absent", "match": ["broken_extra"]}},
+        {"title": "cycle", "checker_key": "k_cyc",
+         "checker": {"kind": "mcp_call", "tool": "x", "arguments": {"a": {"same_as": {"checker": "k_cyc", "field": "arguments.a"}}}}},
+        {"title": "same key twice", "checker_key": "call_c9", "max_score": 10},
+    ]  # fmt: skip
+    answer["rubric_checkers"] = {"broken_extra": {"kind": "mcp_call", "arguments": {"x": {"gt": "abc"}}}}
+    return answer
+
+
+def test_broken_model_checkers_are_dropped_until_the_catalog_is_valid(
+    fake_llm: FakeLlmServer, make_clients: MakeClients, discord: Recording
+) -> None:
+    """Without a rubric model: each broken checker goes (with a note), and so does whatever referenced it."""
+    fake_llm.script("analyzer", faithful_analyzer(_broken_checkers))
+    fake_llm.script("judge", judge_answer())
+    outcome = run_iterations(discord, RunOptions(max_iterations=1), make_clients(roles=(Role.ANALYZER, Role.JUDGE)))
+    package = outcome.package
+    keys = [r.checker_key for r in package.task.rubrics]
+    assert not {"k_regex", "k_kind", "k_order", "k_uses", "k_cyc", "broken_extra"} & (
+        set(keys) | set(package.rubric_checkers)
+    )
+    assert keys.count("call_c9") == 1
+    assert not [f for f in package.validation.flags if f.code.startswith("dsl_")]
+    notes = "\n".join(outcome.records[0].draft.notes)
+    assert "bad regex" in notes and "unknown kind 'telepathy'" in notes and "cycle" in notes and "used twice" in notes
+    assert outcome.passed  # what is left is the good draft catalog
