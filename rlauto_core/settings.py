@@ -82,7 +82,7 @@ class Settings(BaseSettings):
             return default_storage_url()
         return value
 
-    @field_validator("log_level", mode="before")
+    @field_validator("log_level", "default_api_mode", "judge_api_mode", "rubric_gen_api_mode", mode="before")
     @classmethod
     def _lower_level(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value

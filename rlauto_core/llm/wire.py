@@ -156,6 +156,8 @@ def _parse_responses(data: dict[str, Any]) -> WireAnswer:
                 texts.append(part["text"])
             elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
                 refusal = part["refusal"]
+    if not texts and isinstance(data.get("output_text"), str):
+        texts.append(data["output_text"])  # gateways that send only the SDK's convenience field
     usage = _dict(data.get("usage"))
     prompt, completion = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
     status = data.get("status")

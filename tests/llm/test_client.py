@@ -279,3 +279,10 @@ def test_socks5_upstream_proxy_carries_the_request(fake_llm: FakeLlmServer, make
         assert make_client(proxy=proxy.url).complete(PROMPT).text
         assert ("127.0.0.1", fake_llm.port) in proxy.connections
     assert fake_llm.calls("analyzer") == 1
+
+
+def test_a_responses_gateway_sending_only_output_text_is_understood() -> None:
+    from rlauto_core.llm.wire import parse_answer
+
+    answer = parse_answer("responses", {"output": [], "output_text": '{"ok": true}', "usage": {"input_tokens": 3}})
+    assert answer.text == '{"ok": true}' and answer.usage.prompt_tokens == 3 and answer.usage.total_tokens == 3

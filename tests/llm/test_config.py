@@ -163,3 +163,13 @@ def test_options_hash_is_stable_and_never_holds_the_key() -> None:
     assert a.options_hash() != RunOptions(feedback="be verbose").options_hash()
     snapshot = repr(a.snapshot()) + a.model_dump_json()
     assert "sk-one" not in snapshot and a.snapshot()["api_key_set"] is True
+
+
+def test_api_modes_and_log_level_are_case_insensitive(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_API_MODE", "Responses")
+    monkeypatch.setenv("LOG_LEVEL", "DEBUG")
+    settings = Settings()
+    assert settings.judge_api_mode == "responses" and settings.log_level == "debug"
+    monkeypatch.setenv("JUDGE_API_MODE", "completions")
+    with pytest.raises(ValidationError):
+        Settings()
