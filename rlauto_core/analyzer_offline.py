@@ -6,9 +6,11 @@ recording shows, every checker pins only what the agent chose.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.evidence.models import EntityRef, Evidence
 from rlauto_core.package.checkgen import (
     CheckContext,
@@ -22,7 +24,7 @@ from rlauto_core.package.checkgen import (
 from rlauto_core.package.dataflow import input_locations, invented_values, seen_before
 from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
 from rlauto_core.package.golden import golden_steps, select_golden
-from rlauto_core.package.models import GoldenStep
+from rlauto_core.package.models import FilteredCall, GoldenStep
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -36,15 +38,32 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     calls = {s.call_id: recording.call_by_id(s.call_id) for s in steps}
     writes = [s for s in steps if s.state_changing]
     ctx = CheckContext(invented=invented_values(recording, evidence))
-    rubrics: list[DraftRubric] = []
     checkers: dict[str, dict[str, Any]] = {}
     for step in writes:
         call = calls[step.call_id]
         assert call is not None
-        key = f"call_{safe_key(step.call_id)}"
         ctx.known = seen_before(recording, step.call_id)
-        checkers[key] = call_checker(call, ctx)
-        ctx.checker_keys[step.call_id] = key
+        checkers[f"call_{safe_key(step.call_id)}"] = call_checker(call, ctx)
+        ctx.checker_keys[step.call_id] = f"call_{safe_key(step.call_id)}"
+    repeats, dropped = _repeats(writes, calls, checkers)
+    if dropped:
+        for cid, first in dropped.items():
+            repeated = calls[cid]
+            name = repeated.name if repeated is not None else ""
+            filtered.append(FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input"))
+        steps = [
+            s.model_copy(update={"step": n}) for n, s in enumerate((s for s in steps if s.call_id not in dropped), 1)
+        ]
+        writes = [s for s in steps if s.state_changing]
+        for cid in dropped:
+            checkers.pop(ctx.checker_keys.pop(cid))
+    rubrics: list[DraftRubric] = []
+    for step in writes:
+        call = calls[step.call_id]
+        assert call is not None
+        key = ctx.checker_keys[step.call_id]
+        if any(step.call_id in later for later in repeats.values()):
+            continue  # graded by the first call's count rubric
         rubrics.append(
             DraftRubric(
                 title=_call_title(call, step, ctx),
@@ -54,7 +73,19 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
                 checker=checkers[key],
             )
         )
-    rubrics.extend(_order_rubrics(writes, ctx))
+        if step.call_id in repeats:
+            times = len(repeats[step.call_id]) + 1
+            rubrics.append(
+                DraftRubric(
+                    title=f"{call.name} is done {times} times",
+                    description=f"The recording makes this same call {times} times ({step.call_id}, "
+                    f"{', '.join(repeats[step.call_id])}); each one adds something.",
+                    checker_key=f"count_{safe_key(step.call_id)}",
+                    checker={"kind": "count", "match": key, "count": {"gte": times}},
+                )
+            )
+    counted = {cid for later in repeats.values() for cid in later}
+    rubrics.extend(_order_rubrics([s for s in writes if s.call_id not in counted], ctx))
     write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
     criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
     for number, criterion in enumerate(criteria, start=1):
@@ -83,6 +114,61 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
         filtered=filtered,
         notes=notes,
     )
+
+
+# Verbs whose repetition with the same input changes nothing (a second "mark read" is a no-op).
+_IDEMPOTENT = frozenset(
+    [
+        "update",
+        "set",
+        "mark",
+        "edit",
+        "rename",
+        "move",
+        "assign",
+        "unassign",
+        "close",
+        "archive",
+        "unarchive",
+        "enable",
+        "disable",
+        "delete",
+        "remove",
+        "pin",
+        "unpin",
+        "star",
+        "unstar",
+        "resolve",
+        "complete",
+        "replace",
+        "put",
+        "patch",
+    ]
+)
+
+
+def _repeats(
+    writes: list[GoldenStep], calls: dict[str, Call | None], checkers: dict[str, dict[str, Any]]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Writes the recording repeats with the same checker: idempotent repeats are dropped (later id ->
+    first id); other repeats are kept and counted (first id -> later ids)."""
+    needed = {dep for s in writes for dep in s.depends_on}
+    seen: dict[str, str] = {}
+    repeats: dict[str, list[str]] = {}
+    dropped: dict[str, str] = {}
+    for step in writes:
+        signature = json.dumps(checkers[f"call_{safe_key(step.call_id)}"], sort_keys=True, default=str)
+        first = seen.setdefault(signature, step.call_id)
+        if first == step.call_id or step.call_id in needed:
+            continue
+        call = calls[step.call_id]
+        verb = call.method.upper() if isinstance(call, HttpCall) else ""
+        tokens = set(name_tokens(step.name)) | {verb.lower()}
+        if verb in ("PUT", "PATCH", "DELETE") or (not verb and tokens & _IDEMPOTENT):
+            dropped[step.call_id] = first
+        else:
+            repeats.setdefault(first, []).append(step.call_id)
+    return repeats, dropped
 
 
 def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRubric]:

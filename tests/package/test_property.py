@@ -1,4 +1,4 @@
-"""Property: for any generated recording, its own package passes its golden trajectory and fails an empty attempt."""
+"""Property: any generated recording's own package passes its golden, fails an empty attempt, catches mutants."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rlauto_core.importers import import_bytes
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.rules import run_rules
-from rlauto_core.selfcheck import golden_attempt
+from rlauto_core.selfcheck import golden_attempt, self_check
 from tests.recording_builders import api_recording, http, mcp_recording, tool
 
 TEXT = (
@@ -109,3 +109,6 @@ def test_golden_passes_and_empty_fails(scenario: tuple[str, str, list[Op], list[
     assert score(package, alone).passed
     empty = score(package, attempt_from_calls(None, [], "empty", recording.mode))
     assert empty.score == 0 and not empty.passed
+    # and every mutant (drop, retarget, swap, stray) loses points, repeated writes included
+    check = self_check(package, recording)
+    assert check.problems == [] and check.caught_fraction >= 0.95
