@@ -11,6 +11,8 @@ script file) or, in-process only, a callable taking the `RecordedRequest` and re
   {"text": "..."}                 answer with this exact text (chatty, broken JSON...)
   {"broken": VALUE}               VALUE serialized, then truncated and given a trailing comma
   {"refusal": "..."}              a refusal (chat `message.refusal`, responses `refusal` part)
+  {"echo_draft": true}            an analyzer that agrees with the draft package in its prompt
+                                  (answers the draft as an AnalyzerResult; works out of process)
   {"status": 429, "retry_after": "2", "error": "..."}   an error status (any code)
   {"context_too_long": true}      400 with code context_length_exceeded
   {"drop": true}                  close the connection without answering
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import signal
 import socket
 import sys
@@ -335,6 +338,12 @@ class FakeLlmServer:
                     }
                     self._send_json(int(step["status"]), {"error": error}, headers)
                     return
+                if step.get("echo_draft"):
+                    try:
+                        step = {"json": analyzer_answer(draft_in(request))}
+                    except (ValueError, KeyError) as exc:
+                        self._send_json(400, {"error": {"message": f"fake server: echo_draft: {exc}"}})
+                        return
                 text, refusal = _content(step)
                 usage = step.get("usage") or {
                     "prompt_tokens": len(request.prompt_text()) // 4 + 1,
@@ -347,6 +356,38 @@ class FakeLlmServer:
                 )
 
         return Handler
+
+
+_DRAFT_BLOCK = re.compile(r"=== DRAFT PACKAGE[^\n]*===\n(.*?)\n\n?=== ", re.DOTALL)
+
+
+def draft_in(request: RecordedRequest) -> dict[str, Any]:
+    """The offline draft package an analyzer prompt carries."""
+    found = _DRAFT_BLOCK.search(request.prompt_text())
+    if not found:
+        raise ValueError("the request carries no DRAFT PACKAGE block")
+    return json.loads(found.group(1))  # type: ignore[no-any-return]
+
+
+def analyzer_answer(draft: dict[str, Any]) -> dict[str, Any]:
+    """The AnalyzerResult of a model that agrees with the draft (checkers kept by key)."""
+    return {
+        "recommended_instruction": draft["instruction"],
+        "recommended_groups": [
+            {"title": g["title"], "description": g["description"], "calls": g["call_ids"]} for g in draft["groups"]
+        ],
+        "recommended_rubrics": [
+            {
+                "title": r["title"],
+                "description": r["description"],
+                "max_score": r["max_score"],
+                "checker_key": r["checker_key"],
+            }
+            for r in draft["rubrics"]
+        ],
+        "golden_trajectory": draft["golden_call_ids"],
+        "evidence_limits": [],
+    }
 
 
 def _content(step: dict[str, Any]) -> tuple[str, str | None]:

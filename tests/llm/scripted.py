@@ -2,46 +2,16 @@
 
 The faithful analyzer reads the draft package out of the analyzer prompt it receives and answers
 with it (optionally changed by `tweak`), as a careful model that agrees with the draft would.
+Out of process, the step `{"echo_draft": true}` does the same without a tweak.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from rlauto_core.judge import Dimension
-from tests.fakes.llm_server import RecordedRequest
-
-_DRAFT = re.compile(r"=== DRAFT PACKAGE[^\n]*===\n(.*?)\n\n?=== ", re.DOTALL)
-
-
-def draft_in(request: RecordedRequest) -> dict[str, Any]:
-    found = _DRAFT.search(request.prompt_text())
-    assert found, "the analyzer prompt carries the draft package"
-    return json.loads(found.group(1))  # type: ignore[no-any-return]
-
-
-def analyzer_answer(draft: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "recommended_instruction": draft["instruction"],
-        "recommended_groups": [
-            {"title": g["title"], "description": g["description"], "calls": g["call_ids"]} for g in draft["groups"]
-        ],
-        # checkers are kept by key: the draft's catalog supplies them
-        "recommended_rubrics": [
-            {
-                "title": r["title"],
-                "description": r["description"],
-                "max_score": r["max_score"],
-                "checker_key": r["checker_key"],
-            }
-            for r in draft["rubrics"]
-        ],
-        "golden_trajectory": draft["golden_call_ids"],
-        "evidence_limits": [],
-    }
+from tests.fakes.llm_server import RecordedRequest, analyzer_answer, draft_in
 
 
 def faithful_analyzer(
@@ -54,11 +24,16 @@ def faithful_analyzer(
     return step
 
 
-def judge_answer(rationale: str = "scored", **scores: int) -> dict[str, Any]:
-    """All six dimensions at 2 unless overridden, e.g. judge_answer(TASK_COMPLEXITY=1)."""
+def judge_scores(rationale: str = "scored", **scores: int) -> dict[str, Any]:
+    """A judge answer with all six dimensions at 2 unless overridden, e.g. TASK_COMPLEXITY=1."""
     out = []
     for dimension in Dimension:
         score = scores.get(dimension.name, 2)
-        out.append({"dimension": dimension.value, "score": score,
-                    "explanation": f"{dimension.value.lower()} is {'fine' if score == 2 else 'weak: fix it'}"})  # fmt: skip
-    return {"json": {"scores": out, "verdict": "PASS", "rationale": rationale}}
+        explanation = f"{dimension.value.lower()} is {'fine' if score == 2 else 'weak: fix it'}"
+        out.append({"dimension": dimension.value, "score": score, "explanation": explanation})
+    return {"scores": out, "verdict": "PASS", "rationale": rationale}
+
+
+def judge_answer(rationale: str = "scored", **scores: int) -> dict[str, Any]:
+    """The fake-server step answering with `judge_scores(...)`."""
+    return {"json": judge_scores(rationale, **scores)}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -12,6 +14,49 @@ import httpx
 from rlauto_core.llm import Message, Role
 from tests.llm.conftest import MakeClient
 from tests.servers import stop_process
+
+
+@contextmanager
+def standalone_fake(script: dict[str, object], tmp_path: Path) -> Iterator[str]:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.llm_server", "--port", "0", "--script", str(path)],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode().strip()
+        assert line.startswith("READY http://127.0.0.1:")
+        yield line.split()[1]
+    finally:
+        stop_process(proc)
+
+
+def test_a_whole_model_run_against_the_standalone_fake(tmp_path: Path) -> None:
+    """What orchestration tests do: the fake in its own process, a data-only script, real settings."""
+    from pydantic import SecretStr
+
+    from rlauto_core.importers import import_path
+    from rlauto_core.iteration import run_with_settings
+    from rlauto_core.options import RunOptions
+    from rlauto_core.settings import Settings
+    from tests.conftest import EXAMPLES
+    from tests.llm.scripted import judge_scores
+
+    script = {"models": {"m-analyzer": "analyzer", "m-judge": "judge"},
+              "roles": {"analyzer": [{"echo_draft": True}], "judge": [{"json": judge_scores()}]}}  # fmt: skip
+    with standalone_fake(script, tmp_path) as url:
+        settings = Settings(
+            default_base_url=url, default_model="m-analyzer", default_api_key=SecretStr("sk-a"),
+            judge_base_url=url + "/v1/chat/completions", judge_model="m-judge", judge_api_key=SecretStr("sk-j"),
+            _env_file=None,  # type: ignore[call-arg]
+        )  # fmt: skip
+        outcome = run_with_settings(import_path(EXAMPLES / "shop_checkout.zip"), RunOptions(), settings)
+        assert outcome.passed and outcome.message == "passed at iteration 1/5, score 12/12"
+        assert httpx.get(url + "/_fake/counts").json() == {"analyzer": 1, "judge": 1}
 
 
 def test_standalone_fake_serves_a_script_file_and_reports_counts(tmp_path: Path, make_client: MakeClient) -> None:
