@@ -10,7 +10,6 @@ from pydantic import ValidationError
 
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository, UploadError
-from rlauto_core.errors import RlautoError
 from rlauto_core.options import MAX_CONCURRENCY, RunOptions
 
 RULE_PROFILES = ("echo-05061347", "rl-env-4.30", "echo-04281753")
@@ -61,7 +60,8 @@ def render(repository: Repository, redactor: Redactor) -> None:
         _start(repository, redactor, files or [], limits, profile, int(concurrency), strict)
     last = st.session_state.get(LAST_RUN)
     if last:
-        st.success(f"Batch started: job {redactor.text(last['job_id'])}")
+        st.success(f"Batch started ({last['via']}): job {redactor.text(last['job_id'])}")
+        st.caption("The job appears in the Overview as its items finish.")
         if last.get("ui_url"):
             st.link_button("Open the run in the Prefect UI", last["ui_url"])
 
@@ -83,20 +83,25 @@ def _start(
         return
     st.info(f"Stored {len(stored.paths)} recordings under uploads/{stored.upload_id}/")
     options = RunOptions(rule_profile=profile, concurrency=concurrency, strict_full_marks=strict)  # type: ignore[arg-type]
+    # imported here: the launcher pulls in Prefect (seconds to import), only needed on submit
+    from flows.launch import launch_batch
+
     try:
-        # imported here: the launcher pulls in Prefect (seconds to import), only needed on submit
-        from flows.launch import launch_batch
-    except ImportError as exc:
-        st.error(f"The recordings are stored, but no batch launcher is installed here ({exc.name}).")
-        return
-    try:
-        run = launch_batch(stored.uris, options)
-    except RlautoError as exc:
+        # the job takes the upload's folder name, so uploads/{job}/ holds the batch's recordings
+        run = launch_batch(
+            stored.uris,
+            options,
+            concurrency=concurrency,
+            job_id=stored.upload_id,
+            storage_url=repository.root_uri,
+        )
+    except Exception as exc:  # the UI's edge: any failure becomes a message, never a traceback
         st.error(f"The recordings are stored, but the batch did not start: {redactor.text(str(exc))}")
         return
     repository.refresh()
     st.session_state[LAST_RUN] = {
         "job_id": str(run.job_id),
         "flow_run_id": str(run.flow_run_id),
-        "ui_url": getattr(run, "ui_url", None),
+        "ui_url": run.ui_url,
+        "via": run.via,
     }
