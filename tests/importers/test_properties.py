@@ -15,7 +15,7 @@ from rlauto_core.recording import Recording
 from tests.importers.corpus import TASK
 from tests.importers.zipcraft import jbytes, zip_bytes
 
-PROPERTY = settings(max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 scalars = (
     st.none()
