@@ -21,7 +21,7 @@ from rlauto_core.package.checkgen import (
     stray_matcher,
     target_predicate,
 )
-from rlauto_core.package.dataflow import input_locations, invented_values, seen_before
+from rlauto_core.package.dataflow import input_locations, invented_values, known_before
 from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
 from rlauto_core.package.golden import golden_steps, select_golden
 from rlauto_core.package.models import FilteredCall, GoldenStep
@@ -34,15 +34,18 @@ _VERBS = {"POST": "Create", "PUT": "Replace", "PATCH": "Update", "DELETE": "Dele
 
 def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] | None = None) -> PackageDraft:
     golden_ids, filtered = select_golden(recording, evidence, flags)
-    steps = golden_steps(recording, evidence, golden_ids)
-    calls = {s.call_id: recording.call_by_id(s.call_id) for s in steps}
+    invented = invented_values(recording, evidence)
+    steps = golden_steps(recording, evidence, golden_ids, invented)
+    by_id = {c.id: c for c in recording.calls}
+    calls: dict[str, Call | None] = {s.call_id: by_id.get(s.call_id) for s in steps}
     writes = [s for s in steps if s.state_changing]
-    ctx = CheckContext(invented=invented_values(recording, evidence))
+    ctx = CheckContext(invented=invented)
     checkers: dict[str, dict[str, Any]] = {}
+    known = known_before(recording, {s.call_id for s in writes})
     for step in writes:
         call = calls[step.call_id]
         assert call is not None
-        ctx.known = seen_before(recording, step.call_id)
+        ctx.known = known.get(step.call_id, set())
         checkers[f"call_{safe_key(step.call_id)}"] = call_checker(call, ctx)
         ctx.checker_keys[step.call_id] = f"call_{safe_key(step.call_id)}"
     repeats, dropped = _repeats(writes, calls, checkers)

@@ -25,10 +25,12 @@ def golden_attempt(package: TaskPackage, recording: Recording | None = None) -> 
     """The golden trajectory as an attempt: from the recording when given, else from the package alone."""
     problems: list[str] = []
     calls: list[Call] = []
+    by_id = {c.id: c for c in recording.calls} if recording is not None else {}
+    objects = package.api_calls_by_id()
     for step in package.golden_trajectory:
-        call = recording.call_by_id(step.call_id) if recording is not None else None
+        call = by_id.get(step.call_id)
         if call is None:
-            obj = package.api_call(step.call_id)
+            obj = objects.get(step.call_id)
             if obj is None:
                 problems.append(f"golden step {step.step} points at call {step.call_id!r}, which is nowhere")
                 continue

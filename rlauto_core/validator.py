@@ -110,8 +110,9 @@ def _clarity(package: TaskPackage) -> DimensionScore:
 
 def _golden_words(package: TaskPackage) -> set[str]:
     words: set[str] = set()
+    objects = package.api_calls_by_id()
     for step in package.golden_trajectory:
-        obj = package.api_call(step.call_id)
+        obj = objects.get(step.call_id)
         if obj is not None and step.state_changing:
             words.update(_WORD.findall(json.dumps(obj.input, ensure_ascii=False).lower()))
     return words - _STOP - {"method", "path", "query", "headers", "body", "bodyencoding", "text", "https", "http"}
@@ -138,8 +139,9 @@ def _alignment(
     if recording is not None and evidence is not None:
         main = evidence.main_entity
         last = -1
+        infos = {c.id: c for c in evidence.calls}
         for step in steps:
-            info = evidence.by_id(step.call_id)
+            info = infos.get(step.call_id)
             if info is None:
                 problems.append(f"{step.call_id} is not a recorded call")
                 continue

@@ -69,10 +69,11 @@ def build_package(
     """Assemble the package; checker problems of the draft become flags, never exceptions."""
     steps = golden_steps(recording, evidence, draft.golden_call_ids)
     index = {c.id: n for n, c in enumerate(recording.calls)}
+    by_id = {c.id: c for c in recording.calls}
     group_mode = "mcp" if recording.mode is Mode.MCP else "api"
     subtasks: list[Subtask] = []
     for number, group in enumerate(draft.groups, start=1):
-        calls = [api_call(c, index[c.id]) for cid in group.call_ids if (c := recording.call_by_id(cid))]
+        calls = [api_call(by_id[cid], index[cid]) for cid in group.call_ids if cid in by_id]
         subtasks.append(
             Subtask(
                 id=f"s{number}", title=group.title, description=group.description, groupMode=group_mode, apiCalls=calls

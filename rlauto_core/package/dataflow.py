@@ -109,10 +109,11 @@ def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origi
     if recording.task.instruction:
         seen.update(re.findall(r"[A-Za-z0-9_.:-]+", recording.task.instruction))
     invented: dict[str, Origin] = {}
+    infos = {c.id: c for c in evidence.calls}
     for call in recording.calls:
         for loc in input_locations(call):
             seen.update(str(v) for v in _flat_values(loc.value) if v is not None)
-        info = evidence.by_id(call.id)
+        info = infos.get(call.id)
         creates = info is not None and info.state_changing and not info.failed
         for root, path, value in output_locations(call):
             for single in _flat_values(value):
@@ -125,15 +126,18 @@ def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origi
     return invented
 
 
-def seen_before(recording: Recording, call_id: str) -> set[str]:
-    """Every value in any input or answer before the call `call_id` (and in the instruction)."""
+def known_before(recording: Recording, call_ids: set[str]) -> dict[str, set[str]]:
+    """For each of `call_ids`: every value in any input or answer before it (and in the instruction)."""
     seen: set[str] = set(re.findall(r"[A-Za-z0-9_.:-]+", recording.task.instruction or ""))
+    found: dict[str, set[str]] = {}
     for call in recording.calls:
-        if call.id == call_id:
-            break
+        if call.id in call_ids and call.id not in found:
+            found[call.id] = set(seen)
+            if len(found) == len(call_ids):
+                break
         seen.update(str(v) for loc in input_locations(call) for v in _flat_values(loc.value))
         seen.update(str(v) for _, _, value in output_locations(call) for v in _flat_values(value))
-    return seen
+    return found
 
 
 def volatile(path: str, value: Any, known: set[str]) -> bool:

@@ -57,9 +57,10 @@ def select_golden(
 def dependencies(recording: Recording, invented: dict[str, Origin], call_ids: list[str]) -> dict[str, list[str]]:
     """For each call, the earlier trajectory calls whose invented ids it uses."""
     order = {cid: n for n, cid in enumerate(call_ids)}
+    by_id = {c.id: c for c in recording.calls}
     result: dict[str, list[str]] = {}
     for cid in call_ids:
-        call = recording.call_by_id(cid)
+        call = by_id.get(cid)
         deps: list[str] = []
         if call is not None:
             for loc in input_locations(call):
@@ -76,12 +77,17 @@ def dependencies(recording: Recording, invented: dict[str, Origin], call_ids: li
     return result
 
 
-def golden_steps(recording: Recording, evidence: Evidence, call_ids: list[str]) -> list[GoldenStep]:
+def golden_steps(
+    recording: Recording, evidence: Evidence, call_ids: list[str], invented: dict[str, Origin] | None = None
+) -> list[GoldenStep]:
     """The trajectory as package steps: recorded order, with targets and data dependencies."""
     index = {c.id: c for c in evidence.calls}
     known = [cid for cid in call_ids if cid in index]
     known.sort(key=lambda cid: index[cid].index)
-    deps = dependencies(recording, invented_values(recording, evidence), known)
+    if invented is None:
+        invented = invented_values(recording, evidence)
+    deps = dependencies(recording, invented, known)
+    by_id = {c.id: c for c in recording.calls}
     steps: list[GoldenStep] = []
     for number, cid in enumerate(known, start=1):
         info = index[cid]
@@ -92,7 +98,7 @@ def golden_steps(recording: Recording, evidence: Evidence, call_ids: list[str]) 
                 name=info.name,
                 type=info.kind,
                 state_changing=info.state_changing,
-                target=call_target(info, evidence.main_entity, recording.call_by_id(cid)),
+                target=call_target(info, evidence.main_entity, by_id.get(cid)),
                 depends_on=deps.get(cid, []),
             )
         )

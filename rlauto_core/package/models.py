@@ -212,8 +212,12 @@ class TaskPackage(BaseModel):
         return sum(r.max_score for r in self.task.rubrics)
 
     def api_call(self, call_id: str) -> ApiCall | None:
+        return self.api_calls_by_id().get(call_id)
+
+    def api_calls_by_id(self) -> dict[str, ApiCall]:
+        """Every full call object of the subtasks, by call id (the first one wins)."""
+        found: dict[str, ApiCall] = {}
         for subtask in self.task.subtasks:
             for call in subtask.api_calls:
-                if call.id == call_id:
-                    return call
-        return None
+                found.setdefault(call.id, call)
+        return found
