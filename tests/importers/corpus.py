@@ -122,6 +122,15 @@ def _bomb_lying_header() -> bytes:
     return raw_zip([RawEntry("task.json", jbytes(TASK)), RawEntry("notes.txt", zeros, file_size=1024)])
 
 
+def _bomb_lying_compressed_size() -> bytes:
+    # The central directory claims 2 GiB of compressed data, so a ratio computed from the
+    # header would never fire; the real stream is ~64 KiB inflating to 64 MiB.
+    zeros = bytes(64 * MB)
+    return raw_zip(
+        [RawEntry("task.json", jbytes(TASK)), RawEntry("screen.raw", zeros, declared_compress_size=0x7FFFFFFF)]
+    )
+
+
 def _one_raw(name: str | bytes, **kw: Any) -> Callable[[], bytes]:
     return lambda: raw_zip([RawEntry("task.json", jbytes(TASK)), RawEntry(name, b"payload", **kw)])
 
@@ -184,6 +193,14 @@ CASES: list[BadCase] = [
     BadCase("zip_bomb_ratio", R, _bomb_ratio, R, ("zip bomb", "inflates"), heavy=True),
     BadCase("zip_bomb_total", R, _bomb_total, R, ("zip bomb", "inflates past"), heavy=True),
     BadCase("zip_bomb_lying_header", R, _bomb_lying_header, R, ("corrupt", "zip bomb", "crc"), heavy=True),
+    BadCase(
+        "zip_bomb_lying_compress_size",
+        R,
+        _bomb_lying_compressed_size,
+        R,
+        ("zip bomb", "cannot be read", "corrupt"),
+        heavy=True,
+    ),
     BadCase("dotdot_entry", R, _one_raw("../evil.sh"), R, "escapes the archive"),
     BadCase("dotdot_nested_entry", R, _one_raw("rec/../../etc/evil"), R, "escapes the archive"),
     BadCase("dotdot_backslash_entry", R, _one_raw("..\\..\\evil.dll"), R, "escapes the archive"),

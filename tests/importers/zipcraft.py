@@ -69,6 +69,7 @@ class RawEntry:
     external_attr: int = 0o100644 << 16
     zip64: bool = False  # write the sizes in a ZIP64 extra field
     version: int | None = None  # "version needed to extract"; default 20, or 45 with ZIP64
+    declared_compress_size: int | None = None  # central directory only; default: the real size
 
     def payload(self) -> bytes:
         if self.compressed is not None:
@@ -120,7 +121,8 @@ def raw_zip(entries: list[RawEntry], *, zip64_end: bool = False) -> bytes:
             sizes = (_MAX32, _MAX32, _MAX32)
         else:
             central_extra = b""
-            sizes = (csize, usize, offset)
+            declared = csize if entry.declared_compress_size is None else entry.declared_compress_size
+            sizes = (declared, usize, offset)
         central.append(
             struct.pack(
                 "<4sBBBBHHHHIIIHHHHHII",
