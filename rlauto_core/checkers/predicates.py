@@ -18,6 +18,8 @@ NUMERIC_OPERATORS: Final = frozenset({"gt", "gte", "lt", "lte"})
 MAX_REGEX_CHARS = 500
 # Regexes run against at most this much text, so a hostile subject cannot stall the runtime.
 MAX_SUBJECT_CHARS = 200_000
+# A quantified group that itself holds a quantifier, `(a+)+`: exponential backtracking on a miss.
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
 
 
 class _Missing:
@@ -198,6 +200,8 @@ def _check_regex(arg: Any, where: str) -> list[str]:
         re.compile(arg)
     except re.error as exc:
         return [f"{where}: bad regex {arg!r}: {exc}"]
+    if _NESTED_QUANTIFIER.search(arg):
+        return [f"{where}: bad regex {arg!r}: nested quantifiers can take exponential time"]
     return []
 
 

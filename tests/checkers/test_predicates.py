@@ -97,6 +97,7 @@ def test_failures_say_what_was_expected_and_what_came() -> None:
         ({"gt": "ten"}, "'gt' needs a number"),
         ({"regex": "([a-z"}, "bad regex"),
         ({"regex": "a" * 600}, "longer than 500"),
+        ({"regex": "^(a+)+$"}, "nested quantifiers can take exponential time"),
         ({"not": {"regex": "("}}, "where.not: bad regex"),
         ({"same_as": {"checker": "x"}}, "same_as needs"),
         ({"case_insensitive": "yes", "eq": "a"}, "case_insensitive must be"),
