@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import CallEvidence, Evidence
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 from rlauto_core.redact import redact_body, redact_json, redact_text, redact_url
 
 MAX_ID_CHARS = 12
+_ECHO_PREFIX = 40
 _RESPONSE_KEYS = {"id", "ok", "status", "state", "error", "errors", "code", "message", "name", "title", "text", "type"}
 
 
@@ -21,7 +23,7 @@ def slim_id(call: CallEvidence) -> str:
     return call.id if len(call.id) <= MAX_ID_CHARS else f"c{call.index}"
 
 
-def trim(value: Any, *, depth: int = 3, items: int = 3, chars: int = 160) -> Any:
+def trim(value: Any, *, depth: int = 3, items: int = 3, chars: int = 140) -> Any:
     if isinstance(value, str):
         return value if len(value) <= chars else value[:chars] + f"…(+{len(value) - chars} chars)"
     if depth <= 0 and isinstance(value, (dict, list)):
@@ -34,22 +36,59 @@ def trim(value: Any, *, depth: int = 3, items: int = 3, chars: int = 160) -> Any
     return value
 
 
-def relevant(value: Any, depth: int = 2) -> Any:
-    """Reduce a response to what grounds a rubric: ids, status-like keys, nested objects' ids."""
+def relevant(value: Any, depth: int = 2, refs: frozenset[str] | None = None, echo: frozenset[str] = frozenset()) -> Any:
+    """Reduce a response to what grounds a rubric: ids, status-like keys, nested objects' ids.
+
+    With `refs` (the ids later calls use), list items that mention none of them are only counted:
+    a read matters for the ids it surfaced, not for the rows nobody acted on. Values in `echo`
+    (what the request itself sent) are dropped: a write's response repeating its input adds nothing.
+    """
     if isinstance(value, dict):
         kept: dict[str, Any] = {}
         for key, item in value.items():
-            if key in _RESPONSE_KEYS or key.lower().endswith("id"):
+            if isinstance(item, str) and (item in echo or (len(item) >= _ECHO_PREFIX and item[:_ECHO_PREFIX] in echo)):
+                continue
+            if isinstance(item, dict) and depth > 0:
+                reduced = relevant(item, depth - 1, refs, echo)
+                if reduced not in ({}, [], None):
+                    kept[key] = reduced
+            elif key in _RESPONSE_KEYS or key.lower().endswith("id"):
                 kept[key] = trim(item, depth=1, items=2, chars=80)
-            elif isinstance(item, (dict, list)) and depth > 0:
-                reduced = relevant(item, depth - 1)
+            elif isinstance(item, list) and depth > 0:
+                reduced = relevant(item, depth - 1, refs, echo)
                 if reduced not in ({}, [], None):
                     kept[key] = reduced
         return kept
     if isinstance(value, list):
-        head = [relevant(v, depth) for v in value[:2]]
+        if refs is not None:
+            used = [v for v in value if _mentions(v, refs)]
+            head = [relevant(v, depth) for v in used[:3]]
+            rest = len(value) - len(head)
+            return [*head, f"…(+{rest} more)"] if rest else head
+        head = [relevant(v, depth, None, echo) for v in value[:2]]
         return [*head, f"…(+{len(value) - 2} more)"] if len(value) > 2 else head
     return trim(value, chars=80)
+
+
+def _strings(value: Any, depth: int = 3) -> set[str]:
+    """Every string in `value`, and the prefix of each long one (servers reformat long text)."""
+    if isinstance(value, str):
+        return {value, value[:_ECHO_PREFIX]} if len(value) >= _ECHO_PREFIX else {value}
+    if depth <= 0:
+        return set()
+    if isinstance(value, dict):
+        return {s for v in value.values() for s in _strings(v, depth - 1)}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v, depth - 1)}
+    return set()
+
+
+def _mentions(item: Any, refs: frozenset[str]) -> bool:
+    if isinstance(item, dict):
+        if "id" in item:  # a row is used when its own id is, not when it merely sits in a used parent
+            return str(item["id"]) in refs
+        return any(isinstance(v, (str, int)) and str(v) in refs for v in item.values())
+    return isinstance(item, (str, int)) and str(item) in refs
 
 
 def _json_or_text(body: str | None) -> Any:
@@ -61,7 +100,7 @@ def _json_or_text(body: str | None) -> Any:
         return body
 
 
-def _http_io(call: HttpCall, *, slim: bool) -> dict[str, Any]:
+def _http_io(call: HttpCall, *, slim: bool, refs: frozenset[str] | None = None) -> dict[str, Any]:
     request_body = _json_or_text(redact_body(call.request_body)) if call.request_body_encoding == "text" else "<binary>"
     response_body = (
         _json_or_text(redact_body(call.response_body)) if call.response_body_encoding == "text" else "<binary>"
@@ -74,7 +113,15 @@ def _http_io(call: HttpCall, *, slim: bool) -> dict[str, Any]:
         if request_body is not None:
             out["body"] = trim(request_body)
         if response_body is not None:
-            out["response"] = relevant(response_body) if not isinstance(response_body, str) else trim(response_body)
+            form = parse_qsl(request_body, keep_blank_values=True) if isinstance(request_body, str) else []
+            sent = _strings(request_body) | {v for _, v in [*call.query, *form]} | set(call.path.split("/"))
+            out["response"] = (
+                relevant(
+                    response_body, 2 if refs is None else 1, refs, frozenset(sent) if refs is None else frozenset()
+                )
+                if not isinstance(response_body, str)
+                else trim(response_body)
+            )
         return out
     return {
         "url": redact_url(call.url),
@@ -93,17 +140,17 @@ def _http_io(call: HttpCall, *, slim: bool) -> dict[str, Any]:
     }
 
 
-def _tool_io(call: ToolCall, *, slim: bool, write: bool = True) -> dict[str, Any]:
+def _tool_io(call: ToolCall, *, slim: bool, refs: frozenset[str] | None = None) -> dict[str, Any]:
     arguments = redact_json(call.arguments)
     result = redact_json(call.result)
     if slim:
-        out: dict[str, Any] = {"arguments": trim(arguments)}
-        # a read's result matters only for the ids it shows; a write's for what it confirms
-        depth = 2 if write else 1
+        out: dict[str, Any] = {"arguments": trim(arguments)} if arguments else {}
+        depth = 2 if refs is None else 1
+        echo = frozenset(_strings(arguments)) if refs is None else frozenset()
         if isinstance(result, dict) and "structuredContent" in result:
-            out["result"] = relevant(result["structuredContent"], depth)
+            out["result"] = relevant(result["structuredContent"], depth, refs, echo)
         elif result is not None:
-            out["result"] = relevant(result, depth) if not isinstance(result, str) else trim(result)
+            out["result"] = relevant(result, depth, refs, echo) if not isinstance(result, str) else trim(result)
         if call.is_error:
             out["is_error"] = True
         if not call.answered:
@@ -120,13 +167,16 @@ def _tool_io(call: ToolCall, *, slim: bool, write: bool = True) -> dict[str, Any
     }
 
 
-def _call_view(recording: Recording, evidence_call: CallEvidence, *, slim: bool) -> dict[str, Any]:
+def _call_view(
+    recording: Recording, evidence_call: CallEvidence, *, slim: bool, refs: frozenset[str] | None = None
+) -> dict[str, Any]:
     call = recording.calls[evidence_call.index]
     view: dict[str, Any] = {"id": slim_id(evidence_call) if slim else evidence_call.id}
     if slim and view["id"] != evidence_call.id:
         view["ref"] = evidence_call.id
     view["name"] = evidence_call.name
-    view["write"] = evidence_call.state_changing
+    if evidence_call.state_changing or not slim:
+        view["write"] = evidence_call.state_changing
     if evidence_call.status is not None:
         view["status"] = evidence_call.status
     if evidence_call.failed:
@@ -137,10 +187,12 @@ def _call_view(recording: Recording, evidence_call: CallEvidence, *, slim: bool)
     if not slim:
         view["significant"] = evidence_call.significant
         view["noise_category"] = evidence_call.noise_category
+    # reads are reduced to the rows later calls act on; writes keep what they confirm
+    read_refs = refs if slim and not evidence_call.state_changing else None
     if isinstance(call, HttpCall):
-        view.update(_http_io(call, slim=slim))
+        view.update(_http_io(call, slim=slim, refs=read_refs))
     else:
-        view.update(_tool_io(call, slim=slim, write=evidence_call.state_changing))
+        view.update(_tool_io(call, slim=slim, refs=read_refs))
     return view
 
 
@@ -151,31 +203,46 @@ def _dbdiff_view(recording: Recording, *, slim: bool) -> dict[str, Any] | None:
         return redact_json(recording.dbdiff.model_dump())  # type: ignore[no-any-return]
     view: dict[str, Any] = {}
     for name, table in recording.dbdiff.tables.items():
-        view[name] = {
-            "inserted": [trim(redact_json(r), items=2, chars=80) for r in table.inserted[:3]],
-            "updated": [
-                {"before": trim(redact_json(u.before), chars=80), "after": trim(redact_json(u.after), chars=80)}
-                for u in table.updated[:3]
-            ],
-            "deleted": [trim(redact_json(r), chars=80) for r in table.deleted[:3]],
-        }
+        ops: dict[str, Any] = {}
+        if table.inserted:
+            ops["inserted"] = _rows([trim(redact_json(r), items=2, chars=48) for r in table.inserted])
+        if table.updated:
+            # an update is its key plus what changed: before -> after
+            ops["updated"] = _rows([_changes(redact_json(u.before), redact_json(u.after)) for u in table.updated])
+        if table.deleted:
+            ops["deleted"] = _rows([trim(redact_json(r), chars=48) for r in table.deleted])
+        view[name] = ops
     return view
 
 
-def _header(recording: Recording, evidence: Evidence) -> dict[str, Any]:
-    return {
+def _rows(rows: list[Any], shown: int = 2) -> list[Any]:
+    return [*rows[:shown], f"…(+{len(rows) - shown} more)"] if len(rows) > shown else rows
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    keys = {k: trim(v, chars=48) for k, v in before.items() if k == "id" or k.lower().endswith("id")}
+    changed = {k: [trim(before.get(k), chars=48), trim(v, chars=48)] for k, v in after.items() if before.get(k) != v}
+    return {**keys, "changed": changed}
+
+
+def _header(recording: Recording, evidence: Evidence, *, slim: bool) -> dict[str, Any]:
+    main = evidence.main_entity
+    header: dict[str, Any] = {
         "mode": evidence.mode.value,
         "instruction": redact_text(recording.task.instruction),
         "site": recording.metadata.site,
         "annotator_marked": recording.task.network_requests,
-        "main_entity": evidence.main_entity.model_dump() if evidence.main_entity else None,
+        "main_entity": (f"{main.key}={main.value}" if slim else main.model_dump()) if main else None,
         "noise_removed": evidence.noise_removed,
     }
+    # the model reads absence as well as an empty value; the stored view keeps every key
+    return {k: v for k, v in header.items() if v not in (None, "", [], {})} if slim else header
 
 
 def slim_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
-    view = _header(recording, evidence)
-    view["calls"] = [_call_view(recording, c, slim=True) for c in evidence.calls if c.significant]
+    view = _header(recording, evidence, slim=True)
+    refs = frozenset(e.value for c in evidence.significant for e in c.entities)
+    view["calls"] = [_call_view(recording, c, slim=True, refs=refs) for c in evidence.calls if c.significant]
     dbdiff = _dbdiff_view(recording, slim=True)
     if dbdiff is not None:
         view["dbdiff"] = dbdiff
@@ -183,7 +250,7 @@ def slim_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
 
 
 def full_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
-    view = _header(recording, evidence)
+    view = _header(recording, evidence, slim=False)
     view["calls"] = [_call_view(recording, c, slim=False) for c in evidence.calls]
     view["dbdiff"] = _dbdiff_view(recording, slim=False)
     return view

@@ -97,7 +97,11 @@ def analyzer_user_prompt(
 ) -> str:
     parts = [
         _block("ITERATION", f"{iteration} of {max_iterations}"),
-        _block("SLIM EVIDENCE (significant calls only; noise already removed)", _json(slim_evidence)),
+        _block(
+            'SLIM EVIDENCE (significant calls only; noise already removed; calls with "write": true change '
+            'state, the others read; long ids appear as c<N> with the recorded id in "ref")',
+            _json(slim_evidence),
+        ),
         _block("LOCAL RULE FLAGS", _json(flags) if flags else "none"),
         _block("DRAFT PACKAGE (rule-based; refine it, keep what is right)", _json(draft)),
     ]
