@@ -337,30 +337,38 @@ class FakeAdbServer:
             self._fail(sock, f"unsupported service {request}")
 
     def _stream_trace(self, sock: socket.socket, phone: FakePhone) -> None:
-        """Replay the trace at its own pace, then hold the stream open like getevent does."""
+        """Replay the trace at its own pace, then hold the stream open like getevent does;
+        a hang-up by the client is noticed within 0.1 s, even in a long pause."""
         started = time.monotonic()
         first: float | None = None
-        lines = phone.trace.encode().splitlines(keepends=True)
         try:
-            for line in lines:
+            for line in phone.trace.encode().splitlines(keepends=True):
                 match = TRACE_TIME.match(line)
                 if match:
                     stamp = float(match.group(1))
                     first = stamp if first is None else first
-                    delay = (stamp - first) / phone.trace_speed - (time.monotonic() - started)
-                    if delay > 0:
-                        time.sleep(delay)
-                sock.sendall(line)
-            sock.settimeout(0.2)
-            while True:  # no more touches: wait for the client to hang up
-                try:
-                    if sock.recv(1024) == b"":
+                    due = started + (stamp - first) / phone.trace_speed
+                    if not _wait_unless_closed(sock, due):
                         break
-                except TimeoutError:
-                    continue
-        except (BrokenPipeError, ConnectionResetError, OSError):
+                sock.sendall(line)
+            else:
+                _wait_unless_closed(sock, float("inf"))
+        except OSError:
             pass
         phone.streams_closed_by_client += 1
+
+
+def _wait_unless_closed(sock: socket.socket, until: float) -> bool:
+    """Sleep until `until` (monotonic); False as soon as the peer closes the socket."""
+    while (left := until - time.monotonic()) > 0:
+        sock.settimeout(min(left, 0.1))
+        try:
+            if sock.recv(1024) == b"":
+                return False
+        except TimeoutError:
+            continue
+    sock.settimeout(None)
+    return True
 
 
 def _recv_exact(sock: socket.socket, size: int) -> bytes | None:

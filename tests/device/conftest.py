@@ -1,0 +1,41 @@
+"""A fake phone behind a fake ADB server; adbutils is pointed at it so no real adb starts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import adbutils
+import pytest
+
+from tests.device.trace_writer import CAPS_LP, line_stroke, write_trace
+from tests.fakes.adb_server import FakeAdbServer, FakePhone
+
+SERIAL = "fake-1"
+# A 300 ms upward flick, then a 500 ms leftward drag, on the fts_ts panel (4 raw units per px).
+TRACE = write_trace(
+    [line_stroke((400, 8000), (400, 2000), 50.0, 0.300), line_stroke((4000, 4000), (400, 4000), 50.6, 0.500)],
+    "B",
+    device=None,
+)
+ELEMENTS = [
+    {"text": "OK", "resourceId": "com.example:id/ok", "bounds": [100, 200, 300, 400]},
+    {"text": "¥ 99", "resourceId": "com.example:id/price", "bounds": [0, 500, 1080, 600]},
+]
+
+
+@pytest.fixture
+def fake_phone() -> FakePhone:
+    return FakePhone(SERIAL, caps=CAPS_LP, trace=TRACE, elements=[dict(e) for e in ELEMENTS])
+
+
+@pytest.fixture
+def fake_adb(fake_phone: FakePhone, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAdbServer]:
+    with FakeAdbServer([fake_phone]) as server:
+        monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
+        yield server
+
+
+@pytest.fixture
+def adb_client(fake_adb: FakeAdbServer) -> adbutils.AdbClient:
+    return adbutils.AdbClient(host="127.0.0.1", port=fake_adb.port)

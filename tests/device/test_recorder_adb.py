@@ -1,0 +1,101 @@
+"""Recording and driving a phone through the real adbutils and uiautomator2 clients,
+against the fake ADB server (and the fake uiautomator2 agent behind its tcp: service)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import adbutils
+import pytest
+
+from device_flows.phone import U2Phone, open_device
+from device_flows.recorder import record_trace
+from rlauto_core.gesture import GestureError, Screen
+from rlauto_core.steps import PhoneError, parse_steps, run_steps
+from tests.device.conftest import SERIAL
+from tests.device.trace_writer import line_stroke, write_trace
+from tests.fakes.adb_server import FakeAdbServer, FakePhone
+
+
+def test_fake_server_speaks_the_host_protocol_to_adbutils(adb_client: adbutils.AdbClient) -> None:
+    assert adb_client.server_version() == 41
+    assert [d.serial for d in adb_client.device_list()] == [SERIAL]
+    assert adb_client.device(SERIAL).shell("wm size") == "Physical size: 1080x2340"
+    old = FakeAdbServer([FakePhone("old-1")], version=40)  # host:transport:SERIAL path
+    with old:
+        client = adbutils.AdbClient(host="127.0.0.1", port=old.port)
+        assert client.device("old-1").shell("wm size").startswith("Physical size")
+        assert "host:transport:old-1" in old.commands
+
+
+def test_recording_wakes_picks_the_panel_and_streams_getevent(
+    adb_client: adbutils.AdbClient, fake_phone: FakePhone
+) -> None:
+    trace = record_trace(adb_client.device(SERIAL), seconds=1.5)
+    commands = fake_phone.commands
+    wake_at = commands.index("input keyevent 224")
+    stream_at = commands.index("getevent -lt /dev/input/event2")
+    assert wake_at < commands.index("getevent -lp") < stream_at  # woken before recording
+    assert trace.protocol == "B" and trace.in_pixels
+    assert len(trace.gestures) == 2
+    flick, drag = trace.gestures
+    assert flick.points[0][:2] == (100, 2000) and flick.points[-1][:2] == (100, 500)
+    assert flick.duration_ms == pytest.approx(308, abs=2)
+    assert drag.points[-1][:2] == (100, 1000)
+    assert flick.screen == Screen(width=1080, height=2340)
+    assert flick.device["serial"] == SERIAL and flick.device["name"] == "fts_ts"
+    time.sleep(0.5)
+    assert fake_phone.streams_closed_by_client == 1  # the stream was closed, not left running
+
+
+def test_stop_request_ends_a_long_recording_promptly(adb_client: adbutils.AdbClient, fake_phone: FakePhone) -> None:
+    fake_phone.trace = write_trace([line_stroke((400, 8000), (400, 2000), 10.0, 0.2)] * 1, "B", device=None)
+    fake_phone.trace += write_trace([line_stroke((400, 8000), (400, 2000), 40.0, 0.2)], "B", device=None)
+    stop = threading.Event()
+    threading.Timer(1.5, stop.set).start()
+    started = time.monotonic()
+    trace = record_trace(adb_client.device(SERIAL), seconds=60, should_stop=stop.is_set)
+    assert time.monotonic() - started < 5
+    assert len(trace.gestures) == 1  # the flick 30 s later in the trace never came
+    time.sleep(0.5)
+    assert fake_phone.streams_closed_by_client == 1
+
+
+def test_nobody_touching_and_unknown_phones_are_clear_errors(
+    adb_client: adbutils.AdbClient, fake_phone: FakePhone
+) -> None:
+    fake_phone.trace = ""
+    with pytest.raises(GestureError, match=r"no touch in 0\.5s"):
+        record_trace(adb_client.device(SERIAL), seconds=0.5)
+    with pytest.raises(PhoneError, match=r"device nope-9 is not connected \(connected: fake-1\)"):
+        open_device("nope-9", adb_client)
+    fake_phone.caps = fake_phone.caps.split("add device 4:")[0]  # no real panel left
+    with pytest.raises(GestureError, match="no touchscreen among 3 devices"):
+        record_trace(adb_client.device(SERIAL), seconds=0.5)
+
+
+def test_steps_drive_the_real_uiautomator2_client(adb_client: adbutils.AdbClient, fake_phone: FakePhone) -> None:
+    steps = parse_steps(
+        [
+            {"kind": "app_start", "package": "com.example.shop", "stop_first": True},
+            {"kind": "click", "selector": {"text": "OK"}},
+            {"kind": "click", "selector": {"xpath": "//*[@resource-id='com.example:id/ok']"}},
+            {"kind": "input_text", "text": "苏州好吃的饭店"},
+            {"kind": "gesture", "gesture": {"points": [[100, 900, 0], [120, 700, 100], [130, 400, 300]]}},
+            {"kind": "assert_text", "selector": {"resourceId": "com.example:id/price"}, "expected": "¥ 99"},
+            {"kind": "keep_screen", "on": True},
+            {"kind": "screenshot", "label": "done"},
+        ]
+    )
+    report = run_steps(U2Phone(SERIAL, adb_client), steps)
+    assert report.ok, report.results
+    methods = [m for m, _ in fake_phone.rpc_calls]
+    assert methods.count("swipePoints") == 1  # the gesture: one call, not one per point
+    points, steps_per_segment = next(p for m, p in fake_phone.rpc_calls if m == "swipePoints")
+    assert points[:2] == [100, 900] and points[-2:] == [130, 400] and steps_per_segment == 4
+    assert [p for m, p in fake_phone.rpc_calls if m == "click"] == [[200, 300], [200, 300]]
+    assert fake_phone.typed == ["苏州好吃的饭店"]
+    assert fake_phone.commands.index("input keyevent 224") < fake_phone.commands.index("am force-stop com.example.shop")
+    assert "svc power stayon true" in fake_phone.commands
+    assert report.screenshots["08-done"][:2] == b"\xff\xd8"
