@@ -150,8 +150,13 @@ def _evaluate_one(op: str, arg: Any, value: Any, ci: bool, resolve: RefResolver 
     return ok, "" if ok else f"expected {op} {describe(arg)}, got {describe(value)}"
 
 
-def check_predicate(predicate: Any, where: str) -> list[str]:
+MAX_NOT_DEPTH = 16
+
+
+def check_predicate(predicate: Any, where: str, depth: int = 0) -> list[str]:
     """Problems with a predicate's shape, each naming `where` it sits; empty when valid."""
+    if depth > MAX_NOT_DEPTH:
+        return [f"{where}: 'not' nested deeper than {MAX_NOT_DEPTH}"]
     if isinstance(predicate, list):
         return [f'{where}: a bare list is ambiguous; use {{"in": [...]}} or {{"eq": [...]}}']
     if not isinstance(predicate, dict):
@@ -163,11 +168,11 @@ def check_predicate(predicate: Any, where: str) -> list[str]:
     if not operators:
         problems.append(f"{where}: predicate has only modifiers, no operator")
     for op, arg in predicate.items():
-        problems.extend(_check_operator(op, arg, where))
+        problems.extend(_check_operator(op, arg, where, depth))
     return problems
 
 
-def _check_operator(op: str, arg: Any, where: str) -> list[str]:
+def _check_operator(op: str, arg: Any, where: str, depth: int) -> list[str]:
     if op == "case_insensitive":
         return [] if isinstance(arg, bool) else [f"{where}: case_insensitive must be true or false"]
     if op not in OPERATORS:
@@ -180,7 +185,7 @@ def _check_operator(op: str, arg: Any, where: str) -> list[str]:
     if op in NUMERIC_OPERATORS and _number(arg) is None:
         return [f"{where}: {op!r} needs a number, got {describe(arg)}"]
     if op == "not":
-        return check_predicate(arg, f"{where}.not")
+        return check_predicate(arg, f"{where}.not", depth + 1)
     if op == "regex":
         return _check_regex(arg, where)
     if op == "same_as":
@@ -205,14 +210,14 @@ def _check_regex(arg: Any, where: str) -> list[str]:
     return []
 
 
-def same_as_refs(predicate: Any) -> list[dict[str, Any]]:
+def same_as_refs(predicate: Any, depth: int = 0) -> list[dict[str, Any]]:
     """Every `same_as` reference inside a predicate (also under `not`)."""
-    if not isinstance(predicate, dict):
+    if not isinstance(predicate, dict) or depth > MAX_NOT_DEPTH:
         return []
     refs: list[dict[str, Any]] = []
     for op, arg in predicate.items():
         if op == "same_as" and isinstance(arg, dict):
             refs.append(arg)
         elif op == "not":
-            refs.extend(same_as_refs(arg))
+            refs.extend(same_as_refs(arg, depth + 1))
     return refs

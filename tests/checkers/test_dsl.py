@@ -103,3 +103,11 @@ def test_rubrics_need_a_known_checker() -> None:
     assert 'dsl_rubric_without_checker: rubric "r1" has no checker_key' in flags
     assert "dsl_unknown_checker_key: rubric \"r2\" points at unknown checker key 'nope'" in flags
     assert len(flags) == 2
+
+
+def test_absurdly_deep_predicates_are_a_flag_not_a_crash() -> None:
+    predicate: Any = "x"
+    for _ in range(5000):
+        predicate = {"not": predicate}
+    flags = flags_for({"c": {"kind": "http_call", "path": predicate}})
+    assert any("'not' nested deeper than 16" in f for f in flags)
