@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from flows.cli import dashboard_cmd  # noqa: F401  (registers its command)
+from flows.cli import gesture_cmd  # noqa: F401  (registers its command)
 from flows.cli import inspect_cmd  # noqa: F401  (registers its command)
 from flows.cli import polish_cmd  # noqa: F401  (registers its command)
 from flows.cli import package_cmd  # noqa: F401  (registers its command)
