@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.llm_server import FakeLlmServer
 from tests.orchestration.netfaults import OutageRelay
 from tests.servers import free_port, stop_process, wait_http
 
@@ -73,3 +74,44 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
 def s3_url(s3_server: S3Server) -> str:
     """A fresh bucket for one test, as a storage URL with a prefix."""
     return f"s3://{s3_server.new_bucket()}/rlauto"
+
+
+@pytest.fixture(scope="session")
+def _orchestration_llm() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_model(_orchestration_llm: FakeLlmServer, monkeypatch: pytest.MonkeyPatch) -> FakeLlmServer:
+    """The fake model server, reset, with the analyzer and judge pointed at it (model path on)."""
+    _orchestration_llm.load_script({})
+    _orchestration_llm.reset()
+    for key, value in model_env(_orchestration_llm).items():
+        monkeypatch.setenv(key, value)
+    return _orchestration_llm
+
+
+def model_env(server: FakeLlmServer) -> dict[str, str]:
+    return {
+        "DEFAULT_API_KEY": ANALYZER_KEY,
+        "DEFAULT_BASE_URL": server.base_url(),
+        "DEFAULT_MODEL": "analyzer",
+        "JUDGE_API_KEY": JUDGE_KEY,
+        "JUDGE_BASE_URL": server.base_url(),
+        "JUDGE_MODEL": "judge",
+        "ITEM_MAX_ATTEMPTS": "3",
+    }
+
+
+# canary keys: they must never show up in storage, artifacts or logs
+ANALYZER_KEY = "sk-canary-analyzer-7f3e9c1d"
+JUDGE_KEY = "sk-canary-judge-2b8a6e4f"
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model key anywhere: the offline analyzer and validator."""
+    for key in ("DEFAULT_API_KEY", "JUDGE_API_KEY", "RUBRIC_GEN_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(Path(__file__).parent)  # no stray .env

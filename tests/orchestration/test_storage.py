@@ -67,9 +67,7 @@ def test_overwrite_is_whole(storage: FsspecStorage) -> None:
 def test_create_exclusive_has_one_winner(storage: FsspecStorage) -> None:
     """Of many racing claims on one name exactly one wins, and its content is what is stored."""
     with ThreadPoolExecutor(8) as pool:
-        wins = list(
-            pool.map(lambda n: storage.create_exclusive("claims/h/abc.json", str(n).encode()), range(8))
-        )
+        wins = list(pool.map(lambda n: storage.create_exclusive("claims/h/abc.json", str(n).encode()), range(8)))
     assert wins.count(True) == 1
     assert storage.read_bytes("claims/h/abc.json") == str(wins.index(True)).encode()
 
