@@ -85,9 +85,14 @@ def retarget(call: Call, value: str) -> Call | None:
                 form = re.compile(rf"(?<==){re.escape(value)}(?=&|$)")
                 if form.search(body):
                     body, changed = form.sub(str(new), body), True
-        return call.model_copy(update={"url": url, "request_body": body}) if changed else None
+        return rebuilt(call, url=url, request_body=body) if changed else None
     arguments, hit = _swap_value(call.arguments, value, str(new))
-    return call.model_copy(update={"arguments": arguments}) if hit else None
+    return rebuilt(call, arguments=arguments) if hit else None
+
+
+def rebuilt(call: Call, **changes: Any) -> Call:
+    """A changed copy built afresh: `model_copy` would keep values a call caches from its url."""
+    return type(call).model_validate({**call.model_dump(), **changes})
 
 
 MutantKind = Literal["drop", "retarget", "swap", "stray"]
@@ -114,7 +119,7 @@ def mutants(golden: Recording, steps: list[GoldenStep]) -> Iterator[tuple[Mutant
             continue
         what = f"{step.name} ({step.call_id}) on another {step.target.key}"
         yield "retarget", f"move {what}", [step.call_id], attempt([*calls[:n], moved, *calls[n + 1 :]])
-        stray = moved.model_copy(update={"id": f"{step.call_id}-stray"})
+        stray = rebuilt(moved, id=f"{step.call_id}-stray")
         yield "stray", f"add a stray {what}", [step.call_id], attempt([*calls[: n + 1], stray, *calls[n + 1 :]])
     for step in writes:
         for dep in step.depends_on:

@@ -129,3 +129,14 @@ def test_hostile_inputs_give_one_line_errors(packaged: dict[str, PackageOutcome]
         assert result.exit_code == 2, (args, result.stdout)
         assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
         assert fragment in result.stderr, (fragment, result.stderr)
+
+
+def test_package_defaults_to_task_packages_and_refuses_unknown_profiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["package", str(EXAMPLES / "notes_jsonrpc.zip")])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "task-packages" / "notes_jsonrpc.task-package.zip").is_file()
+    bad = runner.invoke(app, ["package", str(EXAMPLES / "notes_jsonrpc.zip"), "--profile", "nope"])
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: --profile:") and bad.stderr.count("\n") == 1

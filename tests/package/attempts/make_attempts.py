@@ -156,11 +156,16 @@ def swap_call(call: Call, mapping: dict[str, str], inputs_only: bool = False) ->
         }
         if not inputs_only:
             update["response_body"] = swap_body(call.response_body, call.response_body_encoding, mapping)
-        return call.model_copy(update=update)
+        return rebuilt(call, update)
     update = {"arguments": swap_json(call.arguments, mapping)}
     if not inputs_only:
         update["result"] = swap_json(call.result, mapping)
-    return call.model_copy(update=update)
+    return rebuilt(call, update)
+
+
+def rebuilt(call: Call, update: dict[str, Any]) -> Call:
+    """A changed copy built afresh (a model copy would keep what the call cached from its old url)."""
+    return type(call).model_validate({**call.model_dump(), **update})
 
 
 def noise_ids(recording: Recording) -> set[str]:
@@ -189,7 +194,7 @@ def redo(recording: Recording, plan: Plan, calls: list[Call]) -> list[Call]:
         update: dict[str, Any] = {"id": f"a{number}", "started_at": started}
         if isinstance(call, HttpCall):
             update["request_headers"] = headers
-        out.append(call.model_copy(update=update))
+        out.append(rebuilt(call, update))
     return out
 
 
