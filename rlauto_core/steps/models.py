@@ -47,12 +47,12 @@ class Selector(BaseModel):
     description: str | None = Field(default=None, min_length=1)
     className: str | None = Field(default=None, min_length=1)
     xpath: str | None = Field(default=None, min_length=1)
-    index: int | None = Field(default=None, ge=0, le=1000)
+    instance: int | None = Field(default=None, ge=0, le=1000, description="the n-th match, from 0")
 
     @model_validator(mode="after")
     def _one_way_to_find(self) -> Selector:
         fields = [self.text, self.resourceId, self.description, self.className]
-        if self.xpath is not None and (any(f is not None for f in fields) or self.index is not None):
+        if self.xpath is not None and (any(f is not None for f in fields) or self.instance is not None):
             raise ValueError("xpath cannot be combined with other selector fields")
         if self.xpath is None and all(f is None for f in fields):
             raise ValueError("give at least one of text, resourceId, description, className, xpath")
