@@ -27,6 +27,11 @@ def tool(
     return ToolCall(id=cid, tool=name, arguments=arguments or {}, result=result, is_error=error)
 
 
+def changed(call: HttpCall | ToolCall, **update: Any) -> HttpCall | ToolCall:
+    """A copy with fields changed, validated afresh (a model copy would keep cached url parts)."""
+    return type(call).model_validate({**call.model_dump(), **update})
+
+
 def attempt(*calls: HttpCall | ToolCall, dbdiff: dict[str, Any] | None = None) -> Recording:
     http_calls = [c for c in calls if isinstance(c, HttpCall)]
     tool_calls = [c for c in calls if isinstance(c, ToolCall)]

@@ -8,7 +8,7 @@ import pytest
 
 from rlauto_core.checkers import score
 from rlauto_core.errors import PackageError
-from tests.checkers.helpers import attempt, http, package, tool
+from tests.checkers.helpers import attempt, changed, http, package, tool
 
 BASE = "https://api.example.com"
 
@@ -34,12 +34,12 @@ def test_http_call_matches_method_path_query_body_and_status() -> None:
                 {"text": "got it", "meta": {"threadId": "M7"}}, {"ok": True, "message": {"id": "M9", "text": "got it"}})  # fmt: skip
     assert run(checker, good) == (True, "matched r1", ["r1"])
     for bad, where in [
-        (good.model_copy(update={"method": "PUT"}), "never makes POST /api/v1/channels/C01/messages"),
-        (good.model_copy(update={"url": f"{BASE}/api/v1/channels/C02/messages?draft=0"}), "path"),
-        (good.model_copy(update={"url": f"{BASE}/api/v1/channels/C01/messages?draft=1"}), "query.draft"),
-        (good.model_copy(update={"request_body": '{"text":"nope","meta":{"threadId":"M7"}}'}), "request.text"),
-        (good.model_copy(update={"status": 500}), "status"),
-        (good.model_copy(update={"response_body": '{"ok":true}'}), "response.message.text"),
+        (changed(good, method="PUT"), "never makes POST /api/v1/channels/C01/messages"),
+        (changed(good, url=f"{BASE}/api/v1/channels/C02/messages?draft=0"), "path"),
+        (changed(good, url=f"{BASE}/api/v1/channels/C01/messages?draft=1"), "query.draft"),
+        (changed(good, request_body='{"text":"nope","meta":{"threadId":"M7"}}'), "request.text"),
+        (changed(good, status=500), "status"),
+        (changed(good, response_body='{"ok":true}'), "response.message.text"),
     ]:
         passed, reason, ids = run(checker, bad)
         assert not passed and ids == [] and where in reason, (where, reason)
@@ -66,10 +66,10 @@ def test_mcp_call_matches_exact_tool_arguments_result_and_error() -> None:
                "result": {"json.id": {"exists": True}}, "is_error": False}  # fmt: skip
     call = tool("c7", "discord_send_message", {"channelId": "C01", "content": "hi"}, result)
     assert run(checker, call) == (True, "matched c7", ["c7"])
-    assert not run(checker, call.model_copy(update={"tool": "send_message"}))[0]  # never shortened
-    assert not run(checker, call.model_copy(update={"arguments": {"channelId": "C02"}}))[0]
-    assert not run(checker, call.model_copy(update={"is_error": True}))[0]
-    assert not run(checker, call.model_copy(update={"result": {"content": []}}))[0]
+    assert not run(checker, changed(call, tool="send_message"))[0]  # never shortened
+    assert not run(checker, changed(call, arguments={"channelId": "C02"}))[0]
+    assert not run(checker, changed(call, is_error=True))[0]
+    assert not run(checker, changed(call, result={"content": []}))[0]
     # an HTTP call never matches an MCP checker
     assert not run(checker, http("r1", "POST", f"{BASE}/discord_send_message"))[0]
 
