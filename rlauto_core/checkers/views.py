@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -14,6 +15,8 @@ from rlauto_core.recording import HttpCall, Recording, ToolCall
 
 # Bodies bigger than this are matched as text only: parsing them buys nothing for a checker.
 MAX_PARSED_BODY = 2_000_000
+# `a=1&b=x+y`: a form post even when the recorder kept no content-type (HAR postData.params)
+_FORM = re.compile(r"^[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*$")
 
 
 def parse_body(body: str | None, encoding: str = "text", content_type: str | None = None) -> Any:
@@ -32,7 +35,8 @@ def parse_body(body: str | None, encoding: str = "text", content_type: str | Non
                 return json.loads(body)
             except (ValueError, RecursionError):
                 pass
-        if content_type and "x-www-form-urlencoded" in content_type.lower():
+        is_form = content_type and "x-www-form-urlencoded" in content_type.lower()
+        if is_form or (not content_type and _FORM.match(body)):
             return dict(parse_qsl(body, keep_blank_values=True))
     return body
 

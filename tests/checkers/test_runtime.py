@@ -220,3 +220,13 @@ def test_a_package_with_broken_checkers_is_refused_with_the_problem() -> None:
     dangling.task.rubrics[0].checker_key = "missing"
     with pytest.raises(PackageError, match="unknown checker key 'missing'"):
         score(dangling, attempt())
+
+
+def test_form_bodies_without_a_content_type_are_fields_too() -> None:
+    call = http("2", "POST", f"{BASE}/api/boards/b_12/cards", body="columnId=col_todo&title=Renew+the+domain")
+    call = changed(call, request_headers=[])
+    checker = {"kind": "http_call", "request": {"title": {"eq": "renew the domain", "case_insensitive": True}}}
+    assert run(checker, call)[0]
+    assert not run(checker, changed(call, request_body="columnId=col_todo&title=Something+else"))[0]
+    # plain text that merely contains "=" stays text
+    assert not run({"kind": "http_call", "request": {"a": {"exists": True}}}, changed(call, request_body="a = b"))[0]
