@@ -133,9 +133,7 @@ def choose_touchscreen(devices: Iterable[InputDevice], file: str = "capabilities
     candidates = [
         d
         for d in all_devices
-        if touch_axes(d) is not None
-        and not is_synthetic(d.name)
-        and (d.props is None or INPUT_PROP_DIRECT in d.props)
+        if touch_axes(d) is not None and not is_synthetic(d.name) and (d.props is None or INPUT_PROP_DIRECT in d.props)
     ]
     if not candidates:
         names = ", ".join(f"{d.path} ({d.name or 'no name'})" for d in all_devices[:8])

@@ -87,8 +87,7 @@ class Gesture(BaseModel):
         for index, (x, y, _) in enumerate(self.points):
             if not (0 <= x <= self.screen.width and 0 <= y <= self.screen.height):
                 raise ValueError(
-                    f"point {index} ({x:g}, {y:g}) is outside the screen "
-                    f"({self.screen.width}x{self.screen.height})"
+                    f"point {index} ({x:g}, {y:g}) is outside the screen ({self.screen.width}x{self.screen.height})"
                 )
         return self
 

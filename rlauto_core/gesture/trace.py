@@ -129,9 +129,7 @@ def _convert(points: list[RawPoint], t0: float, mapper: PixelMapper | None) -> l
     return converted
 
 
-def _gesture(
-    stroke: Stroke, mapper: PixelMapper | None, device: InputDevice | None, protocol: str
-) -> Gesture:
+def _gesture(stroke: Stroke, mapper: PixelMapper | None, device: InputDevice | None, protocol: str) -> Gesture:
     t0 = stroke.points[0][2]
     info: dict[str, object] = {"protocol": protocol, "lifted": stroke.lifted}
     if device is not None:
