@@ -109,6 +109,10 @@ def test_golden_passes_and_empty_fails(scenario: tuple[str, str, list[Op], list[
     assert score(package, alone).passed
     empty = score(package, attempt_from_calls(None, [], "empty", recording.mode))
     assert empty.score == 0 and not empty.passed
+    # a redo where the server hands out other ids, with other noise, passes too
+    mode, workspace, ops, ids, noisy = scenario
+    redo = import_bytes(build(mode, workspace, ops, [i + 100_000 for i in ids], not noisy), "redo.zip")
+    assert score(package, redo).passed
     # and every mutant (drop, retarget, swap, stray) loses points, repeated writes included
     check = self_check(package, recording)
     assert check.problems == [] and check.caught_fraction >= 0.95
