@@ -43,6 +43,8 @@ _SENSITIVE_QUERY = re.compile(
     r"x-amz-security-token)=)[^&#\s\"']*"
 )
 _BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
+# OpenAI-style keys (sk-..., also rk-/pk-), whatever variable they came from
+_KEY_STYLE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{6,}")
 _SECRET_ENV_NAME = re.compile(r"(?i)(key|token|secret|password|passwd|credential|cookie)")
 _MIN_SECRET_LENGTH = 6
 
@@ -68,6 +70,7 @@ class Redactor:
     def text(self, value: str) -> str:
         for secret in self._secrets:
             value = value.replace(secret, REDACTED)
+        value = _KEY_STYLE.sub(REDACTED, value)
         value = _SENSITIVE_QUERY.sub(lambda m: m.group(1) + REDACTED, value)
         return _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
 

@@ -64,7 +64,7 @@ def _summary(item: ItemRecord) -> None:
     cols[2].metric("Iterations", item.iterations_used if item.iterations_used is not None else "-")
     cols[3].metric("Best iteration", item.best_iteration if item.best_iteration is not None else "-")
     cols[4].metric("Tokens", f"{item.tokens_total or 0:,}")
-    cols[5].metric("Decision", item.decision or "unreviewed")
+    cols[5].metric("Decision", item.decision or "none")
     st.caption(f"status {item.status} · mode {item.mode} · rule profile {item.rule_profile} · analyzer {item.analyzer}")
 
 

@@ -78,6 +78,7 @@ def sample_specs() -> list[ItemSpec]:
             "rename the board 'Q3 plan' to 'Q4 plan'",
             scores=[[2, 2, 2, 2, 1, 2], [2, 2, 2, 2, 2, 2]],
             call_headers={"Authorization": CANARY_AUTH, "Cookie": CANARY_COOKIE},
+            error=f"first analyzer call refused key {CANARY_API_KEY}; retried",
             finished_at=t + timedelta(minutes=6),
         ),
     ]

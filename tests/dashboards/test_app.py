@@ -88,7 +88,7 @@ def test_opening_an_item_shows_what_a_reviewer_needs(repository: Repository) -> 
     assert [h.value for h in at.header] == ["Item it-pass"]
     assert "reply 'got it' to Alice, then mark #general read" in texts(at, "text")
     metrics = dict(zip([m.label for m in at.metric], texts(at, "metric"), strict=True))
-    assert metrics["Score"] == "11/12" and metrics["Verdict"] == "PASS" and metrics["Decision"] == "unreviewed"
+    assert metrics["Score"] == "11/12" and metrics["Verdict"] == "PASS" and metrics["Decision"] == "none"
     assert metrics["Mutants caught"] == "4/4" and metrics["Golden at full marks"] == "yes"
     subheaders = texts(at, "subheader")
     for wanted in (

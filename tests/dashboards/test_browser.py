@@ -1,0 +1,86 @@
+"""A real browser: `rlauto dashboard` on loopback, headless Chromium opens an item and reviews it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dashboards.repository import Repository
+from rlauto_core.storage import FsspecStorage
+from tests.servers import free_port, stop_process, wait_http
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def dashboard_url(filled_storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "RLAUTO_DASHBOARD_PASSWORD"}
+    log = (tmp_path / "dashboard.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from flows.cli import main; main()", "dashboard",
+         "--port", str(port), "--storage", filled_storage.url],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_http(f"http://127.0.0.1:{port}/_stcore/health", timeout=90, proc=proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(proc)
+        log.close()
+
+
+@pytest.mark.slow
+def test_a_reviewer_opens_an_item_and_submits_a_review_in_chromium(
+    dashboard_url: str, filled_storage: FsspecStorage, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            expect.set_options(timeout=60_000)  # a loaded 2-core machine renders slowly
+            page.goto(dashboard_url)
+            expect(page.get_by_text("Tokens spent")).to_be_visible()
+            page.locator('[data-testid="stSidebar"]').get_by_text("Items", exact=True).click()
+            expect(page.get_by_text("6 items match")).to_be_visible()
+            # the first row (newest first) is the one the picker offers; open it
+            page.get_by_role("button", name="Open item").click()
+            expect(page.get_by_role("heading", name="Item it-canary")).to_be_visible()
+            expect(page.get_by_text("rename the board 'Q3 plan' to 'Q4 plan'")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "item.png"))
+            page.get_by_text("reject", exact=True).click()
+            page.get_by_label("Reviewer").fill("Chromium Reviewer")
+            page.get_by_label("Comment").fill("checker for rubric 2 is too loose")
+            page.get_by_role("button", name="Submit review").click()
+            expect(page.get_by_text("Recorded: reject by Chromium Reviewer")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
+            body = page.content()
+        finally:
+            browser.close()
+    for canary in ("CANARY-AUTH", "CANARY-COOKIE", "CANARY-APIKEY"):
+        assert canary not in body
+    item = Repository(filled_storage.url, refresh_seconds=0).get_item("job-b", "it-canary")
+    assert item is not None
+    assert (item.decision, item.reviewer, item.review_comment) == (
+        "reject",
+        "Chromium Reviewer",
+        "checker for rubric 2 is too loose",
+    )
+    assert (tmp_path / "review.png").stat().st_size > 10_000
