@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import adbutils
+import psutil
 import pytest
 
 from tests.device.trace_writer import CAPS_LP, line_stroke, write_trace
@@ -28,12 +29,19 @@ def fake_phone() -> FakePhone:
     return FakePhone(SERIAL, caps=CAPS_LP, trace=TRACE, elements=[dict(e) for e in ELEMENTS])
 
 
+def _adb_daemons() -> set[int]:
+    return {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "adb"}
+
+
 @pytest.fixture
 def fake_adb(fake_phone: FakePhone, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAdbServer]:
+    before = _adb_daemons()
     with FakeAdbServer([fake_phone]) as server:
         monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
         yield server
+    # adbutils starts a real adb daemon when it cannot reach its server: it never had to.
+    assert _adb_daemons() <= before, "a real adb server was started"
 
 
 @pytest.fixture

@@ -79,7 +79,7 @@ def test_a_busy_phone_refuses_a_second_run_at_once_and_recording_stops_on_resume
     refused = _latest_runs("replay-gesture")[0]
     assert refused.state is not None and refused.state.is_failed()
 
-    time.sleep(1.0)  # the fake finger finishes both gestures (0.3 s and 1.1 s into the trace)
+    time.sleep(2.0)  # the fake finger finishes both gestures (0.3 s and 1.1 s into the trace)
     resume_flow_run(holder.id)  # what the UI's Resume button does
     recording.join(60)
     assert not recording.is_alive() and "error" not in out, out.get("error")
@@ -99,7 +99,7 @@ def test_a_busy_phone_refuses_a_second_run_at_once_and_recording_stops_on_resume
 
 
 def test_record_for_fixed_seconds(prefect_api_url: str, fake_adb: FakeAdbServer, fake_phone: FakePhone) -> None:
-    gestures = record_gesture(SERIAL, seconds=1.5)
+    gestures = record_gesture(SERIAL, seconds=2.5)
     assert [len(g["points"]) > 2 for g in gestures] == [True, True]
     assert fake_phone.commands.index("input keyevent 224") < fake_phone.commands.index("getevent -lt /dev/input/event2")
 

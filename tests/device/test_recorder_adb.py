@@ -32,7 +32,7 @@ def test_fake_server_speaks_the_host_protocol_to_adbutils(adb_client: adbutils.A
 def test_recording_wakes_picks_the_panel_and_streams_getevent(
     adb_client: adbutils.AdbClient, fake_phone: FakePhone
 ) -> None:
-    trace = record_trace(adb_client.device(SERIAL), seconds=1.5)
+    trace = record_trace(adb_client.device(SERIAL), seconds=2.5)
     commands = fake_phone.commands
     wake_at = commands.index("input keyevent 224")
     stream_at = commands.index("getevent -lt /dev/input/event2")
