@@ -50,7 +50,8 @@ EVENT_CODES: dict[str, int] = {
 }
 # getevent -l prints key values and MT tool types as words instead of numbers.
 VALUE_LABELS = {"UP": 0, "DOWN": 1, "REPEAT": 2, "MT_TOOL_FINGER": 0, "MT_TOOL_PEN": 1, "MT_TOOL_PALM": 2}
-_UNKNOWN = -1
+_UNKNOWN = -1  # a label this parser does not need (KEY_POWER...): the event is ignored
+_GARBAGE = -2  # not a label, not hex: the line is not an event
 
 
 class InputEvent(NamedTuple):
@@ -75,7 +76,7 @@ def parse_number(token: str, table: dict[str, int]) -> int:
     try:
         return int(token, 16)
     except ValueError:
-        return _UNKNOWN if token[:1].isalpha() and token.replace("_", "").isalnum() else -2
+        return _UNKNOWN if token[:1].isalpha() and token.replace("_", "").isalnum() else _GARBAGE
 
 
 def parse_value(token: str) -> int | None:
@@ -140,6 +141,6 @@ def parse_line(line: str) -> InputEvent | DeviceName | str | None:
     if code is None:
         code = parse_number(fields[1], EVENT_CODES)
     value = parse_value(fields[2])
-    if type_ < -1 or code < -1 or value is None:
+    if type_ == _GARBAGE or code == _GARBAGE or value is None:
         return None
     return InputEvent(time_s, device, type_, code, value)

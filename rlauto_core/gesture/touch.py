@@ -31,6 +31,7 @@ RawPoint = tuple[int, int, float]  # raw x, raw y, seconds (device clock)
 HOLD_MS = 16.0
 _MT_CODES = frozenset({ABS_MT_SLOT, ABS_MT_TRACKING_ID, ABS_MT_POSITION_X, ABS_MT_POSITION_Y})
 _MAX_SLOTS = 64
+_MAX_FRAME = 4096  # events without a SYN_REPORT: a real frame has a few dozen
 
 
 @dataclass
@@ -130,6 +131,9 @@ class TouchDecoder:
             if event.code == SYN_DROPPED:
                 self._dropping = True
                 return
+        if len(self._frame) >= _MAX_FRAME:
+            self._dropping = True  # no frame end in sight: drop it like the kernel would
+            self._frame = []
         self._frame.append(event)
 
     def finish(self) -> list[Stroke]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from rlauto_core.gesture.capabilities import choose_touchscreen, is_synthetic, parse_capabilities
 from rlauto_core.gesture.geometry import PixelMapper, mapper_for
 from rlauto_core.gesture.getevent import (
@@ -75,7 +77,13 @@ class TraceReader:
         axes = (ABS_X, ABS_Y) if decoder.protocol == "single" else (ABS_MT_POSITION_X, ABS_MT_POSITION_Y)
         ranges = device.abs_ranges if device is not None else {}
         mapper = mapper_for(ranges.get(axes[0]), ranges.get(axes[1]), screen)
-        gestures = [_gesture(stroke, mapper, device, decoder.protocol) for stroke in decoder.finish()]
+        gestures = []
+        for number, stroke in enumerate(decoder.finish(), start=1):
+            try:
+                gestures.append(_gesture(stroke, mapper, device, decoder.protocol))
+            except ValidationError as exc:
+                problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
+                raise GestureError(self.file, f"gesture {number}: {problem}") from None
         return TouchTrace(
             device=device,
             protocol=decoder.protocol,

@@ -226,6 +226,20 @@ def test_a_lift_without_a_down_gives_no_gesture_and_no_crash() -> None:
     assert trace.protocol == "B" and trace.gestures == []
 
 
+def test_absurd_values_and_endless_frames_are_clear_errors_not_crashes() -> None:
+    huge = (
+        "[ 1.000000] EV_ABS ABS_MT_TRACKING_ID 00000001\n"
+        "[ 1.000000] EV_ABS ABS_MT_POSITION_X 7fffffff\n"
+        "[ 1.000000] EV_ABS ABS_MT_POSITION_Y 7fffffff\n"
+        "[ 1.000000] EV_SYN SYN_REPORT 00000000\n"
+    )
+    with pytest.raises(GestureError, match="gesture 1: point coordinates and times must be finite"):
+        parse_trace(huge)
+    assert parse_trace(huge, CAPS_LP).gestures[0].points[0][:2] == (4319, 9359)  # clamped to the panel
+    endless = "[ 1.000000] EV_ABS ABS_MT_POSITION_X 00000010\n" * 20_000 + write_trace(STROKES[:1], "B", device=None)
+    assert len(parse_trace(endless).gestures) == 1
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
