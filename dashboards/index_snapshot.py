@@ -28,6 +28,7 @@ from rlauto_core.index_schema import (
 )
 from rlauto_core.storage import FsspecStorage
 
+INDEX_ROOT = "index"
 TABLES: dict[str, tuple[str, pa.Schema]] = {
     "items_raw": (ITEMS_DIR, ITEMS_SCHEMA),
     "iterations_raw": (ITERATIONS_DIR, ITERATIONS_SCHEMA),
@@ -132,9 +133,11 @@ class IndexSnapshot:
 
     def _load_new_files(self) -> bool:
         changed = False
+        # one listing of index/ (one paginated LIST on an object store) serves all three tables
+        everything = [p for p in self._storage.list(INDEX_ROOT) if p.endswith(".parquet")]
         for name, (folder, schema) in TABLES.items():
             state = self._state[name]
-            listed = {p for p in self._storage.list(folder) if p.endswith(".parquet")}
+            listed = {p for p in everything if p.startswith(folder + "/")}
             gone = state.seen - listed
             if gone:  # files are never deleted by the pipeline, but a person may clean up
                 state.chunks = [self._drop_files(c, gone) for c in state.chunks]
