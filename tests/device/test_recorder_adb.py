@@ -20,7 +20,11 @@ from tests.fakes.adb_server import FakeAdbServer, FakePhone
 
 def test_fake_server_speaks_the_host_protocol_to_adbutils(adb_client: adbutils.AdbClient) -> None:
     assert adb_client.server_version() == 41
-    assert [d.serial for d in adb_client.device_list()] == [SERIAL]
+    assert [d.serial for d in adb_client.device_list()] == [SERIAL]  # host:devices
+    [info] = adb_client.list(extended=True)  # host:devices-l
+    assert (info.serial, info.state, info.tags["model"]) == (SERIAL, "device", "Fake_Phone")
+    with pytest.raises(adbutils.AdbError, match="device 'ghost' not found"):
+        adb_client.device("ghost").shell("true")
     assert adb_client.device(SERIAL).shell("wm size") == "Physical size: 1080x2340"
     old = FakeAdbServer([FakePhone("old-1")], version=40)  # host:transport:SERIAL path
     with old:
