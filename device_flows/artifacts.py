@@ -45,7 +45,10 @@ def _small_jpeg(data: bytes) -> bytes:
 
 
 def report_artifacts(report: RunReport) -> None:
-    rows = [r.model_dump(include={"index", "kind", "name", "status", "message", "duration_ms"}) for r in report.results]
+    rows = [
+        r.model_dump(include={"index", "kind", "name", "status", "optional", "message", "duration_ms"})
+        for r in report.results
+    ]
     create_table_artifact(rows, key=_key(report.serial, "steps"), description=f"step results on {report.serial}")
     failed = report.failed
     if failed is None or failed.screenshot is None:

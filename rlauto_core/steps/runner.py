@@ -31,6 +31,7 @@ class StepResult(BaseModel):
     kind: str
     name: str | None = None
     status: StepStatus
+    optional: bool = False
     message: str = ""
     duration_ms: float = 0.0
     screenshot: str | None = Field(default=None, description="key in RunReport.screenshots")
@@ -43,15 +44,13 @@ class RunReport(BaseModel):
     screenshots: dict[str, bytes] = Field(default_factory=dict, exclude=True)
 
     @property
-    def ok(self) -> bool:
-        return all(r.status == "ok" or (r.status == "failed" and self._optional(r)) for r in self.results)
-
-    def _optional(self, result: StepResult) -> bool:
-        return result.message.startswith("(optional) ")
+    def failed(self) -> StepResult | None:
+        """The step that stopped the task (an optional step's failure does not)."""
+        return next((r for r in self.results if r.status == "failed" and not r.optional), None)
 
     @property
-    def failed(self) -> StepResult | None:
-        return next((r for r in self.results if r.status == "failed" and not self._optional(r)), None)
+    def ok(self) -> bool:
+        return self.failed is None
 
 
 def fit_to_screen(call: SwipeCall, recorded: Screen | None, actual: Screen) -> SwipeCall:
@@ -78,13 +77,12 @@ class StepRunner:
                 self.report.results.append(StepResult(index=index, kind=step.kind, name=step.name, status="skipped"))
                 continue
             started = self.clock()
-            result = StepResult(index=index, kind=step.kind, name=step.name, status="ok")
+            result = StepResult(index=index, kind=step.kind, name=step.name, status="ok", optional=step.optional)
             try:
                 result.message = self._do(index, step) or ""
             except Exception as exc:  # any device or check failure becomes this step's result
                 result.status = "failed"
-                prefix = "(optional) " if step.optional else ""
-                result.message = prefix + _one_line(exc)
+                result.message = _one_line(exc)
                 result.screenshot = self._capture(f"{index:02d}-failed")
                 stopped = not step.optional
             result.duration_ms = round((self.clock() - started) * 1000, 1)

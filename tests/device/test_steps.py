@@ -124,7 +124,7 @@ def test_a_failing_step_stops_the_task_with_a_screenshot_and_optional_ones_do_no
     report = run_steps(phone, steps)
     assert not report.ok
     assert [r.status for r in report.results] == ["failed", "failed", "skipped"]
-    assert report.results[0].message.startswith("(optional) no element with text='Banner'")
+    assert report.results[0].optional and report.results[0].message.startswith("no element with text='Banner'")
     assert report.failed is not None and report.failed.index == 2
     assert report.failed.message == "no element with text='Buy' after 2s"
     assert report.failed.screenshot == "02-failed" and report.screenshots["02-failed"].startswith(b"\xff\xd8")
