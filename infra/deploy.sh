@@ -7,3 +7,4 @@ cd "$(dirname "$0")/.."
 python -m prefect work-pool inspect rlauto >/dev/null 2>&1 \
   || python -m prefect work-pool create rlauto --type process >/dev/null
 python -m prefect --no-prompt deploy -n package-recording -n package-batch -n scan-inbox
+python -m flows.automations "${RLAUTO_CRASH_AFTER_SECONDS:-90}"

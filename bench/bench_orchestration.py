@@ -1,0 +1,115 @@
+"""Orchestration overhead: `package_batch` against a plain asyncio loop over the same core calls.
+
+Both sides package the same recordings against the same fake model server (fixed latency per
+answer) with the same concurrency, in one run. Prints the wall-time ratio (target <= 1.15), the
+Prefect server start-up on its own line (excluded), and the re-run ratio (target <= 0.10 of the
+first run, 0 model calls).
+
+    python -m bench.bench_orchestration [--recordings 100] [--latency 0.3] [--concurrency 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rlauto_core.evidence import build_evidence
+from rlauto_core.importers import import_bytes
+from rlauto_core.iteration import run_iterations
+from rlauto_core.llm.factory import open_clients
+from rlauto_core.options import RunOptions
+from rlauto_core.rules import run_rules
+from rlauto_core.settings import Settings
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.llm.scripted import faithful_analyzer, judge_answer
+from tests.orchestration.conftest import model_env
+from tests.orchestration.recordings import write_variants
+from tests.servers import prefect_env, prefect_server
+
+
+def slow(step: Any, latency: float) -> Any:
+    def answer(request: RecordedRequest) -> dict[str, Any]:
+        out = step(request) if callable(step) else dict(step)
+        return {**out, "delay": latency}
+
+    return answer
+
+
+def baseline(files: list[Path], concurrency: int) -> float:
+    """The same core calls, no orchestration: asyncio + threads under a semaphore."""
+    settings, options = Settings(), RunOptions()
+
+    def one(path: Path) -> bool:
+        recording = import_bytes(path.read_bytes(), path.name)
+        evidence = build_evidence(recording)
+        flags = run_rules(recording, evidence, options.rule_profile)
+        with open_clients(settings, options) as clients:
+            return run_iterations(recording, options, clients, evidence=evidence, flags=flags).passed
+
+    async def main() -> list[bool]:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def guarded(path: Path) -> bool:
+            async with gate:
+                return await asyncio.to_thread(one, path)
+
+        return await asyncio.gather(*(guarded(p) for p in files))
+
+    started = time.perf_counter()
+    passed = asyncio.run(main())
+    assert all(passed), "baseline: every recording should pass"
+    return time.perf_counter() - started
+
+
+def orchestrated(files: list[Path], concurrency: int, storage_url: str) -> tuple[float, int]:
+    from flows.pipeline import package_batch
+
+    started = time.perf_counter()
+    batch = asyncio.run(package_batch([str(p) for p in files], RunOptions(), concurrency, None, storage_url))
+    elapsed = time.perf_counter() - started
+    assert len(batch.completed) == len(files), [i.error for i in batch.items if i.status != "completed"][:3]
+    return elapsed, sum(i.reused for i in batch.items)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--recordings", type=int, default=100)
+    parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="rlauto-bench-") as tmp, FakeLlmServer() as fake:
+        root = Path(tmp)
+        files = write_variants(root / "in", args.recordings)
+        fake.script("analyzer", slow(faithful_analyzer(), args.latency))
+        fake.script("judge", slow(judge_answer(), args.latency))
+        os.environ.update(model_env(fake))
+        os.environ["MAX_BATCH_FILES"] = str(max(args.recordings, 20))
+
+        base = baseline(files, args.concurrency)
+        base_calls = len(fake.requests())
+        fake.reset()
+
+        started = time.perf_counter()
+        with prefect_server(root / "prefect") as api_url:
+            print(f"prefect server start-up (excluded): {time.perf_counter() - started:.1f} s")
+            os.environ.update(prefect_env(api_url, root / "prefect"))
+            first, _ = orchestrated(files, args.concurrency, (root / "store").as_uri())
+            first_calls = len(fake.requests())
+            fake.reset()
+            again, reused = orchestrated(files, args.concurrency, (root / "store").as_uri())
+            again_calls = len(fake.requests())
+    print(f"recordings={args.recordings} latency={args.latency}s concurrency={args.concurrency}")
+    print(f"baseline asyncio: {base:.1f} s ({base_calls} model calls)")
+    print(f"package_batch:    {first:.1f} s ({first_calls} model calls)")
+    print(f"ratio package_batch / baseline: {first / base:.2f} (target <= 1.15)")
+    print(f"re-run: {again:.1f} s, {again_calls} model calls, {reused} items reused")
+    print(f"re-run ratio: {again / first:.2f} of the first run (target <= 0.10)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Scale-out on real parts: a Prefect server on the machine's PostgreSQL (a fresh database per run),
+the deployments of prefect.yaml, two process workers on pool `rlauto`, the fake model server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowFilter, FlowFilterName, FlowRunFilter, FlowRunFilterTags
+from prefect.client.schemas.objects import StateType
+from prefect.settings import PREFECT_API_URL, temporary_settings
+
+from rlauto_core import storage_layout as layout
+from rlauto_core.storage import open_storage
+from tests.conftest import REPO_ROOT
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.llm.scripted import faithful_analyzer, judge_answer
+from tests.orchestration.conftest import model_env
+from tests.orchestration.recordings import marker, write_variants
+from tests.servers import prefect_env, prefect_server, stop_process
+
+pytestmark = [pytest.mark.prefect, pytest.mark.slow]
+
+PG = ["-h", "127.0.0.1", "-U", "postgres"]
+SNAPSHOTS = ("evidence", "task-package", "judge-result", "iteration-memory")
+
+
+@dataclass
+class Cluster:
+    api_url: str
+    storage_url: str
+    fake: FakeLlmServer
+    env: dict[str, str]
+    workers: dict[str, subprocess.Popen[bytes]]
+    logs: Path
+
+    def start_worker(self, name: str) -> None:
+        log = (self.logs / f"{name}.log").open("ab")
+        self.workers[name] = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "worker", "start", "--pool", "rlauto", "--name", name],
+            cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    database = f"rlauto_test_{uuid.uuid4().hex[:10]}"
+    subprocess.run(["createdb", *PG, database], check=True)
+    home = tmp_path_factory.mktemp("pg-prefect")
+    storage_url = (tmp_path_factory.mktemp("cluster-store")).as_uri()
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{database}"
+    cluster: Cluster | None = None
+    try:
+        with FakeLlmServer() as fake, prefect_server(home, database_url=url) as api_url:
+            env = {
+                **os.environ,
+                **prefect_env(api_url, home),
+                **model_env(fake),
+                "RLAUTO_STORAGE_URL": storage_url,
+                "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
+                "RLAUTO_CRASH_AFTER_SECONDS": "45",
+                "PYTHONPATH": str(REPO_ROOT),
+            }
+            deploy = subprocess.run(
+                [str(REPO_ROOT / "infra" / "deploy.sh")], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+            )
+            assert deploy.returncode == 0, deploy.stderr[-2000:]
+            cluster = Cluster(api_url, storage_url, fake, env, {}, home)
+            for name in ("worker-a", "worker-b"):
+                cluster.start_worker(name)
+            with temporary_settings(updates={PREFECT_API_URL: api_url}):
+                yield cluster
+    finally:
+        if cluster is not None:
+            for proc in cluster.workers.values():
+                stop_process(proc)
+        subprocess.run(["dropdb", *PG, "--if-exists", "--force", database], check=False)
+
+
+def job_runs(job: str) -> list[Any]:
+    with get_client(sync_client=True) as client:
+        return client.read_flow_runs(
+            flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
+            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"job-{job}"])),
+        )
+
+
+def run_batch_via_deployment(cluster: Cluster, files: list[Path], job: str, timeout: float = 400) -> Any:
+    """Start the package-batch deployment (children go to the workers) and wait for it to end."""
+    from prefect.deployments import run_deployment
+
+    flow_run = run_deployment(
+        "package-batch/package-batch",
+        parameters={
+            "sources": [str(p) for p in files],
+            "concurrency": 8,
+            "job_id": job,
+            "storage_url": cluster.storage_url,
+        },
+        timeout=timeout,
+        poll_interval=2,
+    )
+    assert flow_run.state.is_final(), f"batch still {flow_run.state.name} after {timeout}s"
+    return flow_run
+
+
+# Each item is its own worker subprocess (a fresh Python with Prefect imported): on the shared
+# 2-core test machine 20 of them took over 400 s, so the suite runs SCALE_OUT_RECORDINGS.
+SCALE_OUT_RECORDINGS = 8
+
+
+def test_two_workers_package_recordings_each_exactly_once(cluster: Cluster, tmp_path: Path) -> None:
+    """Recordings through the deployment on two workers: each recording's model calls happen
+    exactly once, every snapshot and package is stored, both workers took part."""
+    count = SCALE_OUT_RECORDINGS
+    files = write_variants(tmp_path / "in", count)
+    cluster.fake.reset()
+    cluster.fake.script("analyzer", faithful_analyzer())
+    cluster.fake.script("judge", judge_answer())
+    batch_run = run_batch_via_deployment(cluster, files, "scale")
+    assert batch_run.state.type is StateType.COMPLETED, batch_run.state.message
+
+    prompts = [r.prompt_text() for r in cluster.fake.requests("analyzer")]
+    assert [sum(marker(n) in p for p in prompts) for n in range(count)] == [1] * count
+    assert cluster.fake.calls("judge") == count
+
+    runs = job_runs("scale")
+    assert sorted(r.name for r in runs) == sorted(p.name for p in files)
+    assert all(r.state.type is StateType.COMPLETED for r in runs)
+    storage = open_storage(cluster.storage_url)
+    folders = storage.glob("exports/scale/*/item.json")
+    assert len(folders) == count
+    for path in folders:
+        folder = path.rsplit("/", 1)[0]
+        files_here = set(storage.list(folder))
+        assert {f"{folder}/{s}-iter-1.json" for s in SNAPSHOTS} <= files_here
+        assert f"{folder}/output.zip" in files_here
+    assert storage.exists(layout.all_results_path("scale"))
+    assert {r.labels.get("prefect.worker.name") for r in runs} == {"worker-a", "worker-b"}
+
+
+def _worker_running(cluster: Cluster, flow_run_name: str, job: str) -> tuple[str, psutil.Process] | None:
+    for run in job_runs(job):
+        if run.name != flow_run_name or not run.infrastructure_pid:
+            continue
+        pid = int(run.infrastructure_pid.rsplit(":", 1)[-1])
+        for name, proc in cluster.workers.items():
+            worker = psutil.Process(proc.pid)
+            if pid in {c.pid for c in worker.children(recursive=True)}:
+                return name, worker
+    return None
+
+
+def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tmp_path: Path) -> None:
+    """kill -9 of the worker running an item in its second iteration: the item shows Crashed, no
+    output.zip is left half-written; after a restart and a re-run it completes, and the model
+    calls of its completed first iteration are not paid again."""
+    files = write_variants(tmp_path / "in", 3, start=40)
+    target = "rec-41.zip"
+    killed: dict[str, Any] = {}
+    judged: Counter[str] = Counter()
+
+    def judge(request: RecordedRequest) -> dict[str, Any]:
+        text = request.prompt_text()
+        which = next((f"rec-{n}.zip" for n in range(40, 43) if marker(n) in text), "?")
+        judged[which] += 1
+        if judged[which] == 1:
+            return judge_answer(INSTRUCTION_CLARITY=1, RUBRIC_COVERAGE=1, TASK_COMPLEXITY=1)  # 9: one more round
+        if which == target and not killed:
+            found = _worker_running(cluster, target, "crash")
+            if found is not None:
+                name, worker = found
+                for proc in [worker, *worker.children(recursive=True)]:
+                    proc.send_signal(signal.SIGKILL)
+                killed["worker"] = name
+                killed["calls"] = [(r.role, r.prompt_text()) for r in cluster.fake.requests()
+                                   if marker(41) in r.prompt_text()]  # fmt: skip
+                time.sleep(1)
+        return judge_answer()
+
+    cluster.fake.reset()
+    cluster.fake.script("analyzer", faithful_analyzer())
+    cluster.fake.script("judge", judge)
+    first = run_batch_via_deployment(cluster, files, "crash")
+    assert killed, "the target item never reached its second judge call"
+    assert first.state.is_final()
+    assert [r.state.type for r in job_runs("crash") if r.name == target] == [StateType.CRASHED]
+    storage = open_storage(cluster.storage_url)
+    assert len(storage.glob("exports/crash/*/output.zip")) == 2  # the crashed item has none
+    assert [p for p in storage.list("exports/crash") if p.endswith(".tmp")] == []  # nothing half-written
+
+    cluster.start_worker(str(killed["worker"]))
+    second = run_batch_via_deployment(cluster, files, "crash")
+    assert second.state.type is StateType.COMPLETED, second.state.message
+    after = [(r.role, r.prompt_text()) for r in cluster.fake.requests() if marker(41) in r.prompt_text()]
+    # every call that had completed before the kill is paid once; only the one in flight again
+    assert [Counter(after)[call] for call in killed["calls"][:-1]] == [1] * (len(killed["calls"]) - 1)
+    assert sorted(r.state.type.value for r in job_runs("crash") if r.name == target) == ["COMPLETED", "CRASHED"]
+    assert len(storage.glob("exports/crash/*/output.zip")) == 3
