@@ -59,12 +59,13 @@ def main_entity(calls: list[CallEvidence]) -> EntityRef | None:
     writes = [c for c in calls if c.significant and c.state_changing and not c.failed] or [
         c for c in calls if c.significant and c.state_changing
     ]
-    counts: Counter[EntityRef] = Counter()
-    first_seen: dict[EntityRef, int] = {}
+    counts: Counter[tuple[str, str]] = Counter()  # tuples: model hashing is slow on 10k+ writes
+    first_seen: dict[tuple[str, str], int] = {}
     for call in writes:
-        for ref in set(call.entities):
-            counts[ref] += 1
-            first_seen.setdefault(ref, call.index)
+        for pair in {(ref.key, ref.value) for ref in call.entities}:
+            counts[pair] += 1
+            first_seen.setdefault(pair, call.index)
     if not counts:
         return None
-    return min(counts, key=lambda ref: (-counts[ref], first_seen[ref], ref.key, ref.value))
+    key, value = min(counts, key=lambda pair: (-counts[pair], first_seen[pair], pair))
+    return EntityRef(key=key, value=value)

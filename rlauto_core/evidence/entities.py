@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from functools import lru_cache
+from urllib.parse import parse_qsl
 from typing import Any
 
 from rlauto_core.evidence.models import EntityRef
@@ -32,8 +34,12 @@ _VERSION = re.compile(r"^v\d+(\.\d+)?$")
 _IDISH = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:-]{0,80}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{9,}$")
 _ID_VALUE = re.compile(r"^[^\s]{1,100}$")
 _MAX_DEPTH = 3
+_FORM = re.compile(r"^[\w.%-]+=[^&\s]*(&[\w.%-]+=[^&\s]*)*$")
+_SEPARATORS = re.compile(r"[_-]")
+_NOUN = re.compile(r"[A-Za-z][A-Za-z_-]*")
 
 
+@lru_cache(maxsize=8192)  # the same few keys recur on every call of a recording
 def canonical_key(key: str) -> str | None:
     """`channel_id` -> `channelId`; keys that do not name an id give None."""
     alias = _ALIASES.get(key.lower())
@@ -43,7 +49,7 @@ def canonical_key(key: str) -> str | None:
     if not match or match.group("stem").lower() in {"", "request", "trace", "span", "correlation", "idempotency"}:
         return None
     stem = match.group("stem")
-    parts = [p for p in re.split(r"[_-]", stem) if p]
+    parts = [p for p in _SEPARATORS.split(stem) if p]
     head, rest = parts[0], parts[1:]
     head = head[0].lower() + head[1:]
     return head + "".join(p[:1].upper() + p[1:] for p in rest) + "Id"
@@ -59,7 +65,11 @@ def _singular(word: str) -> str:
     return word
 
 
-def _collect(value: Any, out: list[EntityRef], depth: int = 0) -> None:
+# (key, value) pairs while collecting: tuples hash fast, models are built once at the end
+Pair = tuple[str, str]
+
+
+def _collect(value: Any, out: list[Pair], depth: int = 0) -> None:
     if depth > _MAX_DEPTH or not isinstance(value, dict):
         return
     for key, item in value.items():
@@ -70,42 +80,45 @@ def _collect(value: Any, out: list[EntityRef], depth: int = 0) -> None:
             values = item if isinstance(item, list) else [item]
             for single in values:
                 if isinstance(single, (str, int)) and not isinstance(single, bool) and _ID_VALUE.match(str(single)):
-                    out.append(EntityRef(key=canonical, value=str(single)))
+                    out.append((canonical, str(single)))
         elif isinstance(item, dict):
             _collect(item, out, depth + 1)
 
 
-def _unique(refs: list[EntityRef]) -> list[EntityRef]:
-    seen: set[EntityRef] = set()
-    return [r for r in refs if not (r in seen or seen.add(r))]  # type: ignore[func-returns-value]
+def _unique(pairs: list[Pair]) -> list[EntityRef]:
+    return [EntityRef(key=key, value=value) for key, value in dict.fromkeys(pairs)]
 
 
 def tool_entities(call: ToolCall) -> list[EntityRef]:
-    refs: list[EntityRef] = []
+    refs: list[Pair] = []
     _collect(call.arguments, refs)
     return _unique(refs)
 
 
 def path_entities(path: str) -> list[EntityRef]:
+    return _unique(_path_pairs(path))
+
+
+def _path_pairs(path: str) -> list[Pair]:
     """`/api/v1/channels/C01/messages/M9` -> channelId=C01, messageId=M9."""
     segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
-    refs: list[EntityRef] = []
+    refs: list[Pair] = []
     for noun, value in itertools.pairwise(segments):
-        if not re.fullmatch(r"[A-Za-z][A-Za-z_-]*", noun) or value.lower() in _NOT_IDS:
+        if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS:
             continue
         # an id has a digit; a slug (`projects/web`) counts after a plural collection noun
         slug = noun.endswith("s") and _SLUG.match(value) is not None and not value.endswith("s")
         if _IDISH.match(value) or slug:
-            refs.append(EntityRef(key=canonical_key(_singular(noun).replace("-", "_") + "_id") or noun, value=value))
+            refs.append((canonical_key(_singular(noun).replace("-", "_") + "_id") or noun, value))
     return refs
 
 
 def http_entities(call: HttpCall) -> list[EntityRef]:
-    refs = path_entities(call.path)
+    refs = _path_pairs(call.path)
     for key, value in call.query:
         canonical = canonical_key(key)
         if canonical and value:
-            refs.append(EntityRef(key=canonical, value=value))
+            refs.append((canonical, value))
     body = call.request_body
     if body and call.request_body_encoding == "text" and body.lstrip()[:1] in ("{", "["):
         try:
@@ -114,4 +127,6 @@ def http_entities(call: HttpCall) -> list[EntityRef]:
             payload = None
         if isinstance(payload, dict):
             _collect(payload, refs)
+    elif body and call.request_body_encoding == "text" and _FORM.match(body):
+        _collect(dict(parse_qsl(body, keep_blank_values=False)), refs)
     return _unique(refs)

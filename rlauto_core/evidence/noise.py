@@ -8,7 +8,6 @@ analytics beacons, preflights, 304s, websocket upgrades and page documents.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.recording import HttpCall, ToolCall
@@ -63,6 +62,7 @@ _ANALYTICS_HOSTS = (
     "posthog.com", "clarity.ms", "intercom.io", "facebook.com/tr", "bat.bing.com", "stats.g.doubleclick",
     "rum.", "telemetry.", "analytics.", "metrics.", "events.launchdarkly",
 )  # fmt: skip
+_ANALYTICS_HOST_RE = re.compile("|".join(re.escape(marker) for marker in _ANALYTICS_HOSTS))
 _ANALYTICS_PATH = re.compile(
     r"/(collect|beacon|track|tracking|telemetry|analytics|metrics|rum|pixel|log_event|logevent|"
     r"event_batch|events/batch|v1/(t|p|i|batch)|g/collect|j/collect|sentry|envelope|cdn-cgi/rum|_vercel/insights)(/|$|\?)",
@@ -83,7 +83,7 @@ def http_noise_category(call: HttpCall) -> str | None:
         return "preflight"
     if call.status == 304:
         return "not_modified"
-    url = call.url.lower()
+    url = call.url[:24].lower()  # the scheme is all the checks below need
     if (
         call.status == 101
         or url.startswith(("ws://", "wss://"))
@@ -95,8 +95,9 @@ def http_noise_category(call: HttpCall) -> str | None:
     by_type = _RESOURCE_TYPES.get((call.resource_type or "").lower())
     if by_type:
         return by_type
-    parts = urlsplit(url)
-    extension = parts.path.rsplit(".", 1)[-1] if "." in parts.path.rsplit("/", 1)[-1] else ""
+    path = call.path.lower()
+    last = path.rsplit("/", 1)[-1]
+    extension = last.rsplit(".", 1)[-1] if "." in last else ""
     if extension in _IMAGE_EXT:
         return "image"
     if extension in _FONT_EXT:
@@ -105,12 +106,11 @@ def http_noise_category(call: HttpCall) -> str | None:
         return "media"
     if extension in _STATIC_EXT and method == "GET":
         return "static"
-    host_and_path = parts.netloc + parts.path
-    if any(marker in host_and_path for marker in _ANALYTICS_HOSTS) or _ANALYTICS_PATH.search(parts.path):
+    if _ANALYTICS_HOST_RE.search(call.host.lower() + path) or _ANALYTICS_PATH.search(path):
         return "analytics"
-    if method == "POST" and call.status in (202, 204) and _BEACON_PATH.search(parts.path):
+    if method == "POST" and call.status in (202, 204) and _BEACON_PATH.search(path):
         return "analytics"
-    if _AUTH_PATH.search(parts.path):
+    if _AUTH_PATH.search(path):
         return "auth"
     content_type = (call.header("content-type", response=True) or "").lower()
     if method == "GET" and content_type.startswith("image/"):

@@ -6,6 +6,7 @@ Nothing is written anywhere: archives are checked and read in memory.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,20 +37,27 @@ _ROLES: dict[str, FileRole] = {
 def import_path(
     path: str | Path, requested_mode: Mode | str | None = None, max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
 ) -> Recording:
+    """Import a file; a ZIP is read entry by entry from disk, never held whole in memory."""
     path = Path(path)
     name = path.name
     try:
+        if path.is_dir():
+            raise RecordingError(str(path), "is a folder, not a recording ZIP or HAR file")
         size = path.stat().st_size
+        _check_size(size, name, max_upload_mb)
+        if size == 0:
+            raise RecordingError(name, "file is empty")
+        with path.open("rb") as handle:
+            head = handle.read(4)
+            if not _is_zip(head, name):
+                handle.seek(0)
+                return import_bytes(handle.read(), name, requested_mode, max_upload_mb)
+            digest = hashlib.sha256(head)
+            for chunk in iter(lambda: handle.read(1024 * 1024), b""):
+                digest.update(chunk)
     except OSError as exc:
         raise RecordingError(str(path), f"cannot be read ({exc.strerror or exc})") from None
-    if path.is_dir():
-        raise RecordingError(str(path), "is a folder, not a recording ZIP or HAR file")
-    _check_size(size, name, max_upload_mb)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordingError(str(path), f"cannot be read ({exc.strerror or exc})") from None
-    return import_bytes(data, name, requested_mode, max_upload_mb)
+    return _guard(name, lambda: _from_zip(path, name, _mode(requested_mode, name), digest.hexdigest()))
 
 
 def import_bytes(
@@ -59,10 +67,18 @@ def import_bytes(
     if not data:
         raise RecordingError(name, "file is empty")
     mode_override = _mode(requested_mode, name)
+    if _is_zip(data[:4], name):
+        return _guard(name, lambda: _from_zip(data, name, mode_override, hashlib.sha256(data).hexdigest()))
+    return _guard(name, lambda: _from_bare_har(data, name, mode_override))
+
+
+def _is_zip(head: bytes, name: str) -> bool:
+    return head in (b"PK\x03\x04", b"PK\x05\x06") or name.lower().endswith(".zip")
+
+
+def _guard(name: str, work: Callable[[], Recording]) -> Recording:
     try:
-        if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06" or name.lower().endswith(".zip"):
-            return _from_zip(data, name, mode_override)
-        return _from_bare_har(data, name, mode_override)
+        return work()
     except RecordingError:
         raise
     except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
@@ -109,7 +125,7 @@ def _from_bare_har(data: bytes, name: str, mode_override: Mode | None) -> Record
     )
 
 
-def _from_zip(data: bytes, name: str, mode_override: Mode | None) -> Recording:
+def _from_zip(data: bytes | Path, name: str, mode_override: Mode | None, sha256: str) -> Recording:
     archive = read_archive(data, name, _WANTED)
     contents = archive.contents
     names = set(contents)
@@ -120,21 +136,24 @@ def _from_zip(data: bytes, name: str, mode_override: Mode | None) -> Recording:
 
     if "task.json" not in contents:
         raise RecordingError(name, "task.json is missing from the archive")
-    metadata, task, task_json = import_task(load_json(contents["task.json"], part("task.json")), part("task.json"))
+    # each buffer is popped as it is parsed: it is freed before the next one is built into models
+    metadata, task, task_json = import_task(load_json(contents.pop("task.json"), part("task.json")), part("task.json"))
     fields: dict[str, Any] = {}
     if "network.json" in contents:
-        fields["http_calls"] = import_network(load_json(contents["network.json"], part("network.json")),
+        fields["http_calls"] = import_network(load_json(contents.pop("network.json"), part("network.json")),
                                               part("network.json"))  # fmt: skip
     hars = sorted(n for n in names if n.lower().endswith(".har"))
     if hars and "http_calls" not in fields:
-        fields["http_calls"] = import_har(load_json(contents[hars[0]], part(hars[0])), part(hars[0]))
+        fields["http_calls"] = import_har(load_json(contents.pop(hars[0]), part(hars[0])), part(hars[0]))
     if "mcp_calls.json" in contents:
-        fields["tool_calls"] = parse_mcp_file(contents["mcp_calls.json"], part("mcp_calls.json"))
+        fields["tool_calls"] = parse_mcp_file(contents.pop("mcp_calls.json"), part("mcp_calls.json"))
     if "session.json" in contents:
-        fields["session"] = import_session(load_json(contents["session.json"], part("session.json")),
+        fields["session"] = import_session(load_json(contents.pop("session.json"), part("session.json")),
                                            part("session.json"))  # fmt: skip
     if "dbdiff.json" in contents:
-        fields["dbdiff"] = import_dbdiff(load_json(contents["dbdiff.json"], part("dbdiff.json")), part("dbdiff.json"))
+        fields["dbdiff"] = import_dbdiff(
+            load_json(contents.pop("dbdiff.json"), part("dbdiff.json")), part("dbdiff.json")
+        )
     files = []
     for entry in archive.entries:
         relative = entry.name[len(archive.root_prefix) :] if archive.root_prefix else entry.name
@@ -144,7 +163,7 @@ def _from_zip(data: bytes, name: str, mode_override: Mode | None) -> Recording:
         files.append(RecordingFile(name=entry.name, size=entry.size, role=role))
     return Recording(
         source_name=name,
-        source_sha256=hashlib.sha256(data).hexdigest(),
+        source_sha256=sha256,
         mode=mode_override or detected,
         detected_mode=detected,
         metadata=metadata,

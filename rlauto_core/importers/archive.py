@@ -11,7 +11,7 @@ import stat
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from rlauto_core.errors import RecordingError
 
@@ -19,6 +19,8 @@ MAX_TOTAL_UNCOMPRESSED = 1024 * 1024 * 1024
 MAX_ENTRY_RATIO = 200  # inflated / compressed, past MIN_RATIO_CHECK bytes
 MIN_RATIO_CHECK = 4 * 1024 * 1024
 MAX_ENTRIES = 10_000
+MAX_ARCHIVE_RATIO = 100  # all entries inflated / archive size, past MIN_TOTAL_RATIO_CHECK
+MIN_TOTAL_RATIO_CHECK = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
@@ -34,7 +36,7 @@ class Archive:
 
     source: str
     entries: list[ArchiveEntry]
-    contents: dict[str, bytes] = field(default_factory=dict)
+    contents: dict[str, bytearray] = field(default_factory=dict)
     root_prefix: str = ""
 
 
@@ -57,11 +59,15 @@ def _root_prefix(names: list[str]) -> str:
     return ""
 
 
-def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
-    """Check every entry of the ZIP in `data`; keep the bytes of entries whose root-relative
-    basename is in `wanted` (task.json, network.json, ...) and of every `*.har`."""
+def read_archive(data: bytes | Path, source: str, wanted: set[str]) -> Archive:
+    """Check every entry of the ZIP in `data` (bytes, or a file read as it goes); keep the bytes of
+    entries whose root-relative basename is in `wanted` (task.json, network.json, ...) and of
+    every `*.har`."""
+    archive_size = data.stat().st_size if isinstance(data, Path) else len(data)
+    # a whole-archive ratio refuses a bomb of many small entries before it inflates a GiB
+    total_limit = min(MAX_TOTAL_UNCOMPRESSED, max(MIN_TOTAL_RATIO_CHECK, MAX_ARCHIVE_RATIO * archive_size))
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
+        zf = zipfile.ZipFile(data if isinstance(data, Path) else io.BytesIO(data))
     except zipfile.BadZipFile as exc:
         raise RecordingError(source, f"not a valid ZIP archive ({exc})") from None
     except (ValueError, OSError, EOFError, NotImplementedError) as exc:
@@ -88,7 +94,8 @@ def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
             relative = info.filename[len(prefix) :] if prefix else info.filename
             keep = "/" not in relative and (relative in wanted or relative.lower().endswith(".har"))
             size = 0
-            chunks: list[bytes] = []
+            # one growing buffer: a list of chunks joined at the end would hold the entry twice
+            buffer = bytearray()
             try:
                 with zf.open(info) as stream:
                     while True:
@@ -97,10 +104,10 @@ def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
                             break
                         size += len(chunk)
                         total += len(chunk)
-                        if total > MAX_TOTAL_UNCOMPRESSED:
+                        if total > total_limit:
                             raise RecordingError(
                                 source,
-                                f"archive inflates past {MAX_TOTAL_UNCOMPRESSED // 2**20} MiB "
+                                f"archive inflates past {total_limit // 2**20} MiB, over the limit "
                                 f"(zip bomb?) at entry {info.filename!r}",
                             )
                         if size > MIN_RATIO_CHECK and size > MAX_ENTRY_RATIO * max(info.compress_size, 1):
@@ -109,7 +116,7 @@ def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
                                 f"entry {info.filename!r} inflates more than {MAX_ENTRY_RATIO}x (zip bomb?)",
                             )
                         if keep:
-                            chunks.append(chunk)
+                            buffer += chunk
             except RecordingError:
                 raise
             except zipfile.BadZipFile as exc:
@@ -117,8 +124,9 @@ def read_archive(data: bytes, source: str, wanted: set[str]) -> Archive:
             except NotImplementedError as exc:
                 raise RecordingError(source, f"entry {info.filename!r}: unsupported ZIP feature ({exc})") from None
             except (zlib.error, EOFError, OSError, ValueError, RuntimeError) as exc:
-                raise RecordingError(source, f"entry {info.filename!r} cannot be read ({exc})") from None
+                reason = str(exc) or type(exc).__name__
+                raise RecordingError(source, f"entry {info.filename!r} cannot be read ({reason})") from None
             archive.entries.append(ArchiveEntry(name=info.filename, size=size))
             if keep:
-                archive.contents[relative] = b"".join(chunks)
+                archive.contents[relative] = buffer
     return archive

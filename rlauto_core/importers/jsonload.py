@@ -18,7 +18,7 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def load_json(data: bytes, file: str) -> Any:
+def load_json(data: bytes | bytearray, file: str) -> Any:
     """Parse UTF-8 JSON (a BOM is allowed); NaN/Infinity, bad UTF-8 and deep nesting are refused."""
     if not data.strip():
         raise RecordingError(file, "file is empty")
@@ -35,10 +35,11 @@ def load_json(data: bytes, file: str) -> Any:
         raise RecordingError(file, f"invalid JSON: {exc}") from None
 
 
-def load_json_lines(data: bytes, file: str) -> list[Any]:
+def load_json_lines(data: bytes | bytearray, file: str) -> list[Any]:
     """Parse JSON Lines: one JSON value per non-blank line."""
     values: list[Any] = []
-    for number, line in enumerate(data.splitlines(), start=1):
+    lines: list[bytes] = bytes(data).splitlines() if isinstance(data, bytearray) else data.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         if number == 1 and line.startswith(b"\xef\xbb\xbf"):

@@ -23,7 +23,7 @@ from rlauto_core.recording import ToolCall
 _ECHO_KNOWN = {"id", "server", "tool", "name", "arguments", "result", "isError", "startedAt", "durationMs"}
 
 
-def parse_mcp_file(data: bytes, file: str) -> list[ToolCall]:
+def parse_mcp_file(data: bytes | bytearray, file: str) -> list[ToolCall]:
     try:
         document: Any = load_json(data, file)
     except RecordingError as whole_error:

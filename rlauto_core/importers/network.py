@@ -6,7 +6,7 @@ from typing import Any
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers.har import import_har, is_har
-from rlauto_core.importers.http_fields import check_url, read_body, read_headers
+from rlauto_core.importers.http_fields import check_url, content_type, read_body, read_headers, validate_calls
 from rlauto_core.importers.jsonload import check_shape, expect_dict, optional_number, optional_str, type_name
 from rlauto_core.importers.timestamps import parse_timestamp
 from rlauto_core.recording import HttpCall
@@ -28,10 +28,10 @@ def import_network(document: Any, file: str) -> list[HttpCall]:
         raise RecordingError(file, f"requests must be an array, got {type_name(document)}")
     calls = [_request(item, number, file) for number, item in enumerate(document)]
     _check_unique_ids(calls, file)
-    return calls
+    return validate_calls(calls, file, "request")
 
 
-def _request(item: Any, number: int, file: str) -> HttpCall:
+def _request(item: Any, number: int, file: str) -> dict[str, Any]:
     where = f"request {number}"
     item = expect_dict(item, file, where)
     call_id = optional_str(item.get("id"), file, f"{where}.id") or str(number)
@@ -43,17 +43,17 @@ def _request(item: Any, number: int, file: str) -> HttpCall:
     request_headers = read_headers(item.get("requestHeaders"), file, f"{where}.requestHeaders")
     response_headers = read_headers(item.get("responseHeaders"), file, f"{where}.responseHeaders")
     request_body, request_encoding = read_body(
-        item.get("requestBody"), item.get("requestBodyEncoding"), _content_type(request_headers), file,
+        item.get("requestBody"), item.get("requestBodyEncoding"), content_type(request_headers), file,
         f"{where}.requestBody",
     )  # fmt: skip
     response_body, response_encoding = read_body(
-        item.get("responseBody"), item.get("responseBodyEncoding"), _content_type(response_headers), file,
+        item.get("responseBody"), item.get("responseBodyEncoding"), content_type(response_headers), file,
         f"{where}.responseBody",
     )  # fmt: skip
     status = optional_number(item.get("status"), file, f"{where}.status")
     extra = {k: v for k, v in item.items() if k not in _KNOWN}
     check_shape(extra, file, where)
-    return HttpCall(
+    return dict(
         id=call_id,
         started_at=parse_timestamp(item.get("startedAt"), file, f"{where}.startedAt"),
         duration_ms=optional_number(item.get("durationMs"), file, f"{where}.durationMs"),
@@ -72,16 +72,9 @@ def _request(item: Any, number: int, file: str) -> HttpCall:
     )
 
 
-def _content_type(headers: list[Any]) -> str | None:
-    for header in headers:
-        if header.name.lower() == "content-type":
-            return str(header.value)
-    return None
-
-
-def _check_unique_ids(calls: list[HttpCall], file: str) -> None:
+def _check_unique_ids(calls: list[dict[str, Any]], file: str) -> None:
     seen: set[str] = set()
     for call in calls:
-        if call.id in seen:
-            raise RecordingError(file, f"request id {call.id!r} appears twice; ids must point at one request")
-        seen.add(call.id)
+        if call["id"] in seen:
+            raise RecordingError(file, f"request id {call['id']!r} appears twice; ids must point at one request")
+        seen.add(call["id"])

@@ -3,7 +3,10 @@ writes (and whether a retry succeeded), auth-only recordings, unanswered tool ca
 
 from __future__ import annotations
 
-from rlauto_core.evidence.models import Evidence
+from bisect import bisect_right
+from collections import defaultdict
+
+from rlauto_core.evidence.models import CallEvidence, Evidence
 from rlauto_core.recording import Recording
 from rlauto_core.rules.flags import Flag
 from rlauto_core.rules.profiles import RuleProfile
@@ -52,8 +55,15 @@ def annotator_flags(recording: Recording, evidence: Evidence) -> list[Flag]:
 def failure_flags(evidence: Evidence, profile: RuleProfile) -> list[Flag]:
     flags: list[Flag] = []
     writes = [c for c in evidence.significant if c.state_changing]
+    # successful writes by name, in order: finding "a later retry" is a bisect, not a scan
+    succeeded: dict[str, list[CallEvidence]] = defaultdict(list)
+    for call in writes:
+        if not call.failed:
+            succeeded[call.name].append(call)
     for failed in (c for c in writes if c.failed):
-        retry = next((c for c in writes if c.index > failed.index and c.name == failed.name and not c.failed), None)
+        later = succeeded.get(failed.name, [])
+        position = bisect_right(later, failed.index, key=lambda c: c.index)
+        retry = later[position] if position < len(later) else None
         what = f"status {failed.status}" if failed.status else "no response"
         if failed.kind == "mcp":
             what = "an error result" if failed.status is None else what
