@@ -20,7 +20,7 @@ from device_flows.recorder import record_trace
 from device_flows.slot import phone_slot
 from rlauto_core.errors import RlautoError
 from rlauto_core.gesture import Gesture, TouchTrace
-from rlauto_core.steps import RunReport, parse_steps
+from rlauto_core.steps import PhoneError, RunReport, parse_steps
 from rlauto_core.steps import run_steps as run_on_phone
 from rlauto_core.steps.models import GestureStep
 
@@ -54,6 +54,8 @@ def _record_until_resumed(serial: str, max_seconds: float) -> TouchTrace:
     pause_flow_run(timeout=int(max_seconds) + 120, poll_interval=1, key="stop-recording")
     stop.set()
     recorder.join(timeout=30)
+    if recorder.is_alive():
+        raise PhoneError(f"device {serial}: the getevent stream did not stop within 30 s")
     if "error" in outcome:
         raise outcome["error"]
     trace: TouchTrace = outcome["trace"]

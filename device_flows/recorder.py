@@ -37,7 +37,8 @@ def record_trace(
     stream = device.shell(["getevent", "-lt", panel.path], stream=True)
     stream.conn.settimeout(POLL_S)
     pending = b""
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    deadline = started + seconds
     try:
         while time.monotonic() < deadline and not should_stop():
             try:
@@ -58,7 +59,8 @@ def record_trace(
     if pending:
         reader.feed(pending.decode("utf-8", "replace"))
     if reader.events == 0:
-        raise GestureError(reader.file, f"no touch in {seconds:g}s: nobody touched the screen")
+        waited = min(seconds, time.monotonic() - started)
+        raise GestureError(reader.file, f"no touch in {waited:.1f}s: nobody touched the screen")
     trace = reader.result([panel], screen, caps_file)
     for gesture in trace.gestures:
         gesture.device["serial"] = serial
