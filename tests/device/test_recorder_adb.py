@@ -90,6 +90,15 @@ def test_steps_drive_the_real_uiautomator2_client(adb_client: adbutils.AdbClient
             {"kind": "assert_text", "selector": {"resourceId": "com.example:id/price"}, "expected": "¥ 99"},
             {"kind": "keep_screen", "on": True},
             {"kind": "screenshot", "label": "done"},
+            {"kind": "long_click", "x": 10, "y": 20, "duration_s": 0.5},
+            {"kind": "double_click", "selector": {"text": "OK"}},
+            {"kind": "clear_text"},
+            {"kind": "swipe", "direction": "left", "scale": 0.5},
+            {"kind": "press_key", "key": "back"},
+            {"kind": "wait_gone", "selector": {"text": "Loading"}, "timeout_s": 1},
+            {"kind": "open_url", "url": "https://example.com/s?q=1&x=2"},
+            {"kind": "shell", "command": "settings get global adb_enabled"},
+            {"kind": "app_stop", "package": "com.example.shop"},
         ]
     )
     report = run_steps(U2Phone(SERIAL, adb_client), steps)
@@ -98,8 +107,13 @@ def test_steps_drive_the_real_uiautomator2_client(adb_client: adbutils.AdbClient
     assert methods.count("swipePoints") == 1  # the gesture: one call, not one per point
     points, steps_per_segment = next(p for m, p in fake_phone.rpc_calls if m == "swipePoints")
     assert points[:2] == [100, 900] and points[-2:] == [130, 400] and steps_per_segment == 4
-    assert [p for m, p in fake_phone.rpc_calls if m == "click"] == [[200, 300], [200, 300]]
-    assert fake_phone.typed == ["苏州好吃的饭店"]
+    clicks = [p for m, p in fake_phone.rpc_calls if m == "click"]
+    assert clicks == [[200, 300], [200, 300], [10, 20, 500], [200, 300]]  # the last: double click's 2nd tap
+    assert fake_phone.typed == ["苏州好吃的饭店", ""]  # typed, then cleared
     assert fake_phone.commands.index("input keyevent 224") < fake_phone.commands.index("am force-stop com.example.shop")
     assert "svc power stayon true" in fake_phone.commands
     assert report.screenshots["08-done"][:2] == b"\xff\xd8"
+    assert [p for m, p in fake_phone.rpc_calls if m == "swipe"] == [[810, 1170, 270, 1170, 60]]
+    assert [p for m, p in fake_phone.rpc_calls if m == "pressKey"] == [["back"]]
+    assert "am start -a android.intent.action.VIEW -d 'https://example.com/s?q=1&x=2'" in fake_phone.commands
+    assert "settings get global adb_enabled" in fake_phone.commands

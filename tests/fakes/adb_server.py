@@ -320,10 +320,10 @@ class FakeAdbServer:
     def _device_service(self, sock: socket.socket, phone: FakePhone, request: str) -> None:
         if request.startswith("shell:"):
             command = request[6:]
-            phone.commands.append(command)
+            exit_marker = "; echo X4EXIT:$?"  # adbutils' shell2 over shell v1
+            phone.commands.append(command.removesuffix(exit_marker))
             self._okay(sock)
-            exit_marker = "; echo X4EXIT:$?"
-            if command.endswith(exit_marker):  # adbutils' shell2 over shell v1
+            if command.endswith(exit_marker):
                 sock.sendall(phone.shell_output(command[: -len(exit_marker)]) + b"X4EXIT:0")
             elif command.startswith("getevent") and "-t" in command.replace("-lt", "-t"):
                 self._stream_trace(sock, phone)
