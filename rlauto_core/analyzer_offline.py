@@ -24,7 +24,7 @@ from rlauto_core.package.checkgen import (
 from rlauto_core.package.dataflow import input_locations, invented_values, known_before
 from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
 from rlauto_core.package.golden import golden_steps, select_golden
-from rlauto_core.package.models import FilteredCall, GoldenStep
+from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -38,35 +38,69 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     steps = golden_steps(recording, evidence, golden_ids, invented)
     by_id = {c.id: c for c in recording.calls}
     calls: dict[str, Call | None] = {s.call_id: by_id.get(s.call_id) for s in steps}
-    writes = [s for s in steps if s.state_changing]
     ctx = CheckContext(invented=invented)
+    checkers = _write_checkers(recording, [s for s in steps if s.state_changing], calls, ctx)
+    repeats, dropped = _repeats([s for s in steps if s.state_changing], calls, checkers)
+    for cid, first in dropped.items():
+        repeated = calls[cid]
+        name = repeated.name if repeated is not None else ""
+        filtered.append(FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input"))
+        checkers.pop(ctx.checker_keys.pop(cid))
+    kept = (s for s in steps if s.call_id not in dropped)
+    steps = [s.model_copy(update={"step": n}) for n, s in enumerate(kept, start=1)]
+    writes = [s for s in steps if s.state_changing]
+    counted = {cid for later in repeats.values() for cid in later}
+    rubrics = _write_rubrics(writes, calls, checkers, repeats, ctx)
+    rubrics.extend(_order_rubrics([s for s in writes if s.call_id not in counted], ctx))
+    write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
+    criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
+    rubrics.extend(_dbdiff_rubrics(criteria, ctx))
+    stray = _stray_rubric(writes, calls, checkers)
+    if stray is not None:
+        rubrics.append(stray)
+    notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith("noise")]
+    return PackageDraft(
+        instruction=recording.task.instruction.strip() or _instruction(steps, calls, evidence.main_entity),
+        golden_call_ids=[s.call_id for s in steps],
+        groups=_groups(steps, calls, recording),
+        rubrics=rubrics,
+        dbdiff_criteria=criteria,
+        filtered=filtered,
+        notes=notes,
+    )
+
+
+def _write_checkers(
+    recording: Recording, writes: list[GoldenStep], calls: dict[str, Call | None], ctx: CheckContext
+) -> dict[str, dict[str, Any]]:
+    """One call checker per trajectory write; each one's key is registered for later `same_as`."""
     checkers: dict[str, dict[str, Any]] = {}
     known = known_before(recording, {s.call_id for s in writes})
     for step in writes:
         call = calls[step.call_id]
         assert call is not None
         ctx.known = known.get(step.call_id, set())
-        checkers[f"call_{safe_key(step.call_id)}"] = call_checker(call, ctx)
-        ctx.checker_keys[step.call_id] = f"call_{safe_key(step.call_id)}"
-    repeats, dropped = _repeats(writes, calls, checkers)
-    if dropped:
-        for cid, first in dropped.items():
-            repeated = calls[cid]
-            name = repeated.name if repeated is not None else ""
-            filtered.append(FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input"))
-        steps = [
-            s.model_copy(update={"step": n}) for n, s in enumerate((s for s in steps if s.call_id not in dropped), 1)
-        ]
-        writes = [s for s in steps if s.state_changing]
-        for cid in dropped:
-            checkers.pop(ctx.checker_keys.pop(cid))
+        key = f"call_{safe_key(step.call_id)}"
+        checkers[key] = call_checker(call, ctx)
+        ctx.checker_keys[step.call_id] = key
+    return checkers
+
+
+def _write_rubrics(
+    writes: list[GoldenStep],
+    calls: dict[str, Call | None],
+    checkers: dict[str, dict[str, Any]],
+    repeats: dict[str, list[str]],
+    ctx: CheckContext,
+) -> list[DraftRubric]:
+    """A rubric per write; a write the recording repeats also gets a count of how often."""
+    counted = {cid for later in repeats.values() for cid in later}
     rubrics: list[DraftRubric] = []
     for step in writes:
         call = calls[step.call_id]
-        assert call is not None
+        if call is None or step.call_id in counted:
+            continue  # a repeat is graded by the first call's count rubric
         key = ctx.checker_keys[step.call_id]
-        if any(step.call_id in later for later in repeats.values()):
-            continue  # graded by the first call's count rubric
         rubrics.append(
             DraftRubric(
                 title=_call_title(call, step, ctx),
@@ -87,14 +121,15 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
                     checker={"kind": "count", "match": key, "count": {"gte": times}},
                 )
             )
-    counted = {cid for later in repeats.values() for cid in later}
-    rubrics.extend(_order_rubrics([s for s in writes if s.call_id not in counted], ctx))
-    write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
-    criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
+    return rubrics
+
+
+def _dbdiff_rubrics(criteria: list[DbDiffCriterion], ctx: CheckContext) -> list[DraftRubric]:
+    sources = {key: call_id for call_id, key in ctx.checker_keys.items()}
+    rubrics: list[DraftRubric] = []
     for number, criterion in enumerate(criteria, start=1):
         key = f"db_{safe_key(criterion.table)}_{criterion.op}_{number}"
         criterion.checker_key = key
-        sources = {key: call_id for call_id, key in ctx.checker_keys.items()}
         criterion.description = _row_text(criterion.table, criterion.op, criterion.row, sources)
         rubrics.append(
             DraftRubric(
@@ -104,19 +139,7 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
                 checker=dbdiff_checker(criterion),
             )
         )
-    stray = _stray_rubric(writes, calls, checkers)
-    if stray is not None:
-        rubrics.append(stray)
-    notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith("noise")]
-    return PackageDraft(
-        instruction=recording.task.instruction.strip() or _instruction(steps, calls, evidence.main_entity),
-        golden_call_ids=[s.call_id for s in steps],
-        groups=_groups(steps, calls, recording),
-        rubrics=rubrics,
-        dbdiff_criteria=criteria,
-        filtered=filtered,
-        notes=notes,
-    )
+    return rubrics
 
 
 # Verbs whose repetition with the same input changes nothing (a second "mark read" is a no-op).
