@@ -84,7 +84,7 @@ def prefect_server(
         start_new_session=True,
     )
     try:
-        wait_http(f"{api_url}/health", timeout=120, proc=proc)
+        wait_http(f"{api_url}/health", timeout=300, proc=proc)
         yield api_url
     finally:
         stop_process(proc)

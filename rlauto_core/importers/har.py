@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from rlauto_core.errors import RecordingError
-from rlauto_core.importers.http_fields import check_url, read_body, read_headers, validate_calls
+from rlauto_core.importers.http_fields import build_call, check_url, read_body, read_headers
 from rlauto_core.importers.jsonload import check_shape, expect_dict, expect_list, optional_number, type_name
 from rlauto_core.importers.timestamps import parse_timestamp
 from rlauto_core.recording import HttpCall
@@ -22,10 +22,10 @@ def is_har(document: Any) -> bool:
 def import_har(document: Any, file: str) -> list[HttpCall]:
     log = expect_dict(expect_dict(document, file, "the HAR document").get("log"), file, "log")
     entries = expect_list(log.get("entries", []), file, "log.entries")
-    return validate_calls([_entry(entry, number, file) for number, entry in enumerate(entries)], file, "entry")
+    return [_entry(entry, number, file) for number, entry in enumerate(entries)]
 
 
-def _entry(entry: Any, number: int, file: str) -> dict[str, Any]:
+def _entry(entry: Any, number: int, file: str) -> HttpCall:
     where = f"entry {number}"
     entry = expect_dict(entry, file, where)
     request = entry.get("request")
@@ -68,21 +68,23 @@ def _entry(entry: Any, number: int, file: str) -> dict[str, Any]:
     duration = optional_number(entry.get("time"), file, f"{where}.time")
     extra = {k: v for k, v in entry.items() if k not in _KNOWN_ENTRY_KEYS}
     check_shape(extra, file, where)
-    return dict(
-        id=str(number),
-        started_at=parse_timestamp(entry.get("startedDateTime"), file, f"{where}.startedDateTime"),
-        duration_ms=duration if duration is None or duration >= 0 else None,
-        method=method.upper(),
-        url=check_url(url, file, where),
-        resource_type=_resource_type(entry),
-        request_headers=read_headers(request.get("headers"), file, f"{where}.request.headers"),
-        request_body=request_body,
-        request_body_encoding=request_encoding,
-        status=status_code,
-        response_headers=read_headers(response.get("headers"), file, f"{where}.response.headers"),
-        response_body=response_body,
-        response_body_encoding=response_encoding,
-        extra=extra,
+    return build_call(
+        dict(
+            id=str(number),
+            started_at=parse_timestamp(entry.get("startedDateTime"), file, f"{where}.startedDateTime"),
+            duration_ms=duration if duration is None or duration >= 0 else None,
+            method=method.upper(),
+            url=check_url(url, file, where),
+            resource_type=_resource_type(entry),
+            request_headers=read_headers(request.get("headers"), file, f"{where}.request.headers"),
+            request_body=request_body,
+            request_body_encoding=request_encoding,
+            status=status_code,
+            response_headers=read_headers(response.get("headers"), file, f"{where}.response.headers"),
+            response_body=response_body,
+            response_body_encoding=response_encoding,
+            extra=extra,
+        )
     )
 
 

@@ -7,52 +7,38 @@ import binascii
 import json
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers.jsonload import MAX_STRING_BYTES, type_name
-from rlauto_core.recording import BodyEncoding, HttpCall
+from rlauto_core.recording import BodyEncoding, Header, HttpCall
 
 MAX_URL_CHARS = 1024 * 1024
 MAX_HEADER_CHARS = 1024 * 1024
 _TEXT_MIME_HINTS = ("json", "text", "xml", "javascript", "x-www-form-urlencoded", "graphql", "csv", "yaml")
 
 
-RawHeader = dict[str, str]
-_HTTP_CALLS: TypeAdapter[list[HttpCall]] = TypeAdapter(list[HttpCall])
+def build_call(fields: dict[str, Any]) -> HttpCall:
+    """An HttpCall from fields the importer has already checked one by one: validating them a
+    second time was the importer's hot spot on 20k+ requests (bench/bench_import.py)."""
+    return HttpCall.model_construct(kind="http", **fields)
 
 
-def validate_calls(calls: list[dict[str, Any]], file: str, label: str) -> list[HttpCall]:
-    """Build every HttpCall in one pydantic-core pass: per-call Python construction is the
-    importer's hot spot on 20k+ requests."""
-    try:
-        return _HTTP_CALLS.validate_python(calls)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        location = first["loc"]
-        index = location[0] if location and isinstance(location[0], int) else None
-        call = f"{label} {calls[index].get('id', index)}" if index is not None else label
-        field = ".".join(str(p) for p in location[1:])
-        raise RecordingError(file, f"{call}: {field}: {first['msg']}") from None
-
-
-def read_headers(value: Any, file: str, where: str) -> list[RawHeader]:
+def read_headers(value: Any, file: str, where: str) -> list[Header]:
     """Headers as an object {name: value} or a HAR list of {name, value}."""
     if value is None:
         return []
     if isinstance(value, dict):
         if any(len(str(k)) > MAX_HEADER_CHARS for k in value):
             raise RecordingError(file, f"{where}: a header name is too long (limit {MAX_HEADER_CHARS})")
-        return [{"name": str(k), "value": _header_value(v, file, where)} for k, v in value.items()]
+        return [Header(str(k), _header_value(v, file, where)) for k, v in value.items()]
     if isinstance(value, list):
-        headers: list[RawHeader] = []
+        headers: list[Header] = []
         for number, item in enumerate(value):
             if not isinstance(item, dict) or "name" not in item:
                 raise RecordingError(file, f'{where}[{number}] must be an object with a "name"')
             name = str(item["name"])
             if len(name) > MAX_HEADER_CHARS:
                 raise RecordingError(file, f"{where}[{number}]: a header name is too long")
-            headers.append({"name": name, "value": _header_value(item.get("value"), file, where)})
+            headers.append(Header(name, _header_value(item.get("value"), file, where)))
         return headers
     raise RecordingError(file, f"{where} must be an object or a list of {{name, value}}, got {type_name(value)}")
 
@@ -107,10 +93,10 @@ def read_body(value: Any, encoding: Any, mime: str | None, file: str, where: str
     return value, "text"
 
 
-def content_type(headers: list[RawHeader]) -> str | None:
-    for header in headers:
-        if header["name"].lower() == "content-type":
-            return header["value"]
+def content_type(headers: list[Header]) -> str | None:
+    for name, value in headers:
+        if name.lower() == "content-type":
+            return value
     return None
 
 

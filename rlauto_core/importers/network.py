@@ -6,7 +6,7 @@ from typing import Any
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers.har import import_har, is_har
-from rlauto_core.importers.http_fields import check_url, content_type, read_body, read_headers, validate_calls
+from rlauto_core.importers.http_fields import build_call, check_url, content_type, read_body, read_headers
 from rlauto_core.importers.jsonload import check_shape, expect_dict, optional_number, optional_str, type_name
 from rlauto_core.importers.timestamps import parse_timestamp
 from rlauto_core.recording import HttpCall
@@ -28,10 +28,10 @@ def import_network(document: Any, file: str) -> list[HttpCall]:
         raise RecordingError(file, f"requests must be an array, got {type_name(document)}")
     calls = [_request(item, number, file) for number, item in enumerate(document)]
     _check_unique_ids(calls, file)
-    return validate_calls(calls, file, "request")
+    return calls
 
 
-def _request(item: Any, number: int, file: str) -> dict[str, Any]:
+def _request(item: Any, number: int, file: str) -> HttpCall:
     where = f"request {number}"
     item = expect_dict(item, file, where)
     call_id = optional_str(item.get("id"), file, f"{where}.id") or str(number)
@@ -53,28 +53,30 @@ def _request(item: Any, number: int, file: str) -> dict[str, Any]:
     status = optional_number(item.get("status"), file, f"{where}.status")
     extra = {k: v for k, v in item.items() if k not in _KNOWN}
     check_shape(extra, file, where)
-    return dict(
-        id=call_id,
-        started_at=parse_timestamp(item.get("startedAt"), file, f"{where}.startedAt"),
-        duration_ms=optional_number(item.get("durationMs"), file, f"{where}.durationMs"),
-        method=method.upper(),
-        url=check_url(url, file, where),
-        resource_type=(optional_str(item.get("resourceType"), file, f"{where}.resourceType") or None),
-        request_headers=request_headers,
-        request_body=request_body,
-        request_body_encoding=request_encoding,
-        status=int(status) if status is not None and status > 0 else None,
-        response_headers=response_headers,
-        response_body=response_body,
-        response_body_encoding=response_encoding,
-        page_url=optional_str(item.get("pageUrl"), file, f"{where}.pageUrl"),
-        extra=extra,
+    return build_call(
+        dict(
+            id=call_id,
+            started_at=parse_timestamp(item.get("startedAt"), file, f"{where}.startedAt"),
+            duration_ms=optional_number(item.get("durationMs"), file, f"{where}.durationMs"),
+            method=method.upper(),
+            url=check_url(url, file, where),
+            resource_type=(optional_str(item.get("resourceType"), file, f"{where}.resourceType") or None),
+            request_headers=request_headers,
+            request_body=request_body,
+            request_body_encoding=request_encoding,
+            status=int(status) if status is not None and status > 0 else None,
+            response_headers=response_headers,
+            response_body=response_body,
+            response_body_encoding=response_encoding,
+            page_url=optional_str(item.get("pageUrl"), file, f"{where}.pageUrl"),
+            extra=extra,
+        )
     )
 
 
-def _check_unique_ids(calls: list[dict[str, Any]], file: str) -> None:
+def _check_unique_ids(calls: list[HttpCall], file: str) -> None:
     seen: set[str] = set()
     for call in calls:
-        if call["id"] in seen:
-            raise RecordingError(file, f"request id {call['id']!r} appears twice; ids must point at one request")
-        seen.add(call["id"])
+        if call.id in seen:
+            raise RecordingError(file, f"request id {call.id!r} appears twice; ids must point at one request")
+        seen.add(call.id)
