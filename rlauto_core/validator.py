@@ -24,7 +24,9 @@ from rlauto_core.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 _UI_WORDS = re.compile(r"\b(click|tap|scroll|press|button|hover|type into|drag|menu|dropdown|checkbox)\b", re.I)
 _ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) /")
 # a quote opens after a non-word character and closes before one (so "Maya's" quotes nothing)
-_QUOTED = re.compile(r"(?<!\w)'([^']{2,200})'(?!\w)|(?<!\w)\"([^\"]{2,200})\"(?!\w)|‘([^’]{2,200})’|“([^”]{2,200})”")
+_QUOTED = re.compile(
+    r"(?<!\w)'([^']{2,200})'(?!\w)|(?<!\w)\"([^\"]{2,200})\"(?!\w)|‘([^’]{2,200})’|“([^”]{2,200})”|「([^」]{2,200})」"
+)
 _IDISH = re.compile(r"(?<![\w@#-])[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
 _WORD = re.compile(r"[a-z][a-z0-9-]{3,}")
 _STOP = frozenset(
@@ -100,22 +102,30 @@ def _clarity(package: TaskPackage) -> DimensionScore:
         issues.append("names HTTP endpoints instead of the goal")
     if len(text) > 800:
         issues.append(f"is long ({len(text)} characters)")
-    content = _golden_words(package)
-    if content and not (set(_WORD.findall(text.lower())) & content):
+    words, values = _golden_content(package)
+    lowered = text.lower()
+    # words for English; whole values (titles, ids, names) for any language
+    if (words or values) and not (set(_WORD.findall(lowered)) & words or any(v in lowered for v in values)):
         issues.append("shares no word with what the trajectory writes (entities/content unstated)")
     if issues:
         return _dim(Dimension.INSTRUCTION_CLARITY, 1, "the instruction " + "; ".join(issues))
     return _dim(Dimension.INSTRUCTION_CLARITY, 2, "goal and entities stated in one self-contained instruction")
 
 
-def _golden_words(package: TaskPackage) -> set[str]:
+def _golden_content(package: TaskPackage) -> tuple[set[str], set[str]]:
+    """Words and whole string values the golden writes send (what the instruction should name)."""
     words: set[str] = set()
+    values: list[str] = []
     objects = package.api_calls_by_id()
     for step in package.golden_trajectory:
         obj = objects.get(step.call_id)
         if obj is not None and step.state_changing:
             words.update(_WORD.findall(json.dumps(obj.input, ensure_ascii=False).lower()))
-    return words - _STOP - {"method", "path", "query", "headers", "body", "bodyencoding", "text", "https", "http"}
+            data = obj.input.get("body") if obj.type == "http" else obj.input
+            _strings(data, values)
+    noise = {"method", "path", "query", "headers", "body", "bodyencoding", "text", "https", "http"}
+    wanted = {v.lower() for v in values if 2 <= len(v) <= 200 and not v.startswith(("http://", "https://"))}
+    return words - _STOP - noise, wanted
 
 
 def _complexity(package: TaskPackage) -> DimensionScore:

@@ -105,3 +105,14 @@ def test_pass_policy_decides_the_verdict(packaged: dict[str, PackageOutcome]) ->
     complexity = validate(package, recording, check=check).score_of(Dimension.TASK_COMPLEXITY)
     assert complexity == 1  # one write and one read
     assert validate(package, recording, check=check, policy=policies[1]).verdict == "NEEDS_REVISION"
+
+
+def test_a_chinese_instruction_naming_the_content_is_clear_and_grounded(packaged: dict[str, PackageOutcome]) -> None:
+    name = "slack_incident_channel.zip"
+    package = fresh(packaged, name)
+    package.task.instruction = "创建私有频道「incident-2291」，邀请 Dana 和 Lee，然后在频道里发布事故摘要。"
+    scores = dims(package, name)
+    assert scores[Dimension.INSTRUCTION_CLARITY] == 2
+    assert scores[Dimension.EVIDENCE_GROUNDING] == 2
+    package.task.instruction = "创建私有频道「incident-9999」，然后发布摘要。"
+    assert dims(package, name)[Dimension.EVIDENCE_GROUNDING] < 2
