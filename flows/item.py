@@ -30,7 +30,15 @@ from tasks import recording_tasks as steps
 from tasks.index_tasks import IndexExtras, index_item
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
 from tasks.models import ItemResult, IterationSummary, UploadRef
-from tasks.storage_io import get_storage, persist_bytes, persist_json, result_storage_for, stage_upload
+from tasks.storage_io import (
+    copy_files,
+    get_storage,
+    persist_bytes,
+    persist_json,
+    persist_snapshots,
+    result_storage_for,
+    stage_upload,
+)
 
 
 class ItemStopped(Exception):
@@ -201,11 +209,8 @@ class ItemRun:
             "judge-result": judge,
             "iteration-memory": memory,
         }
-        paths: dict[str, str] = {}
-        for snapshot, model in files.items():
-            path = layout.iteration_path(job, item, snapshot, iteration)  # type: ignore[arg-type]
-            persist_json(self.storage_url, path, model)
-            paths[snapshot] = path
+        paths = {snapshot: layout.iteration_path(job, item, snapshot, iteration) for snapshot in files}  # type: ignore[arg-type]
+        persist_snapshots(self.storage_url, {paths[snapshot]: model for snapshot, model in files.items()})
         return paths
 
     def _finish(
@@ -220,8 +225,9 @@ class ItemRun:
             message = "passed at iteration 1/1 (offline)" if passed else f"iterated 1/1, best {judge.total} (offline)"
         job, item = upload.job_id, upload.item_id
         best_paths = self.summaries[best - 1].paths if best <= len(self.summaries) else {}
-        for snapshot, path in best_paths.items():
-            persist_bytes(self.storage_url, layout.best_path(job, item, snapshot), self.storage.read_bytes(path))  # type: ignore[arg-type]
+        copy_files(
+            self.storage_url, {path: layout.best_path(job, item, snapshot) for snapshot, path in best_paths.items()}
+        )  # type: ignore[arg-type]
         check = package.validation.self_check
         self.extras.instruction = package.task.instruction
         if check is not None:

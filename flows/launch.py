@@ -7,6 +7,7 @@ workers run it), else in this process on a background thread (the embedded defau
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 
 from pydantic import BaseModel
@@ -98,5 +99,7 @@ def _start_in_process(sources: list[str], options: RunOptions, concurrency: int,
     def run() -> None:
         asyncio.run(run_flow(package_batch, flow_run=flow_run, parameters=parameters))  # type: ignore[arg-type]
 
-    threading.Thread(target=run, name=f"rlauto-{job}", daemon=True).start()
+    # the thread must see this context's Prefect settings (API URL), not the import-time defaults
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(run,), name=f"rlauto-{job}", daemon=True).start()
     return str(flow_run.id)

@@ -1,5 +1,5 @@
 """A job's items as the seed's statuses: finished ones from storage (`item.json`), the rest from
-their flow runs' Prefect states (tagged `job-<job>`)."""
+their flow runs' Prefect states."""
 
 from __future__ import annotations
 
@@ -61,21 +61,18 @@ def job_status(job: str, storage_url: str | None = None) -> list[StatusRow]:
 
 
 def _flow_runs(job: str) -> list[tuple[str, str, str]]:
+    """The job's item runs: by their `job_id` parameter (in-process and worker-run children alike)."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (
-        FlowFilter,
-        FlowFilterName,
-        FlowRunFilter,
-        FlowRunFilterTags,
-    )
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
     from prefect.client.schemas.sorting import FlowRunSort
 
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs(
             flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
-            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"job-{job}"])),
-            sort=FlowRunSort.EXPECTED_START_TIME_ASC,
+            sort=FlowRunSort.EXPECTED_START_TIME_DESC,
+            limit=2000,
         )
+    mine = [r for r in reversed(runs) if r.parameters.get("job_id") == job]
     return [
-        (r.name, r.state.type.value if r.state else "PENDING", r.state.name if r.state else "Pending") for r in runs
+        (r.name, r.state.type.value if r.state else "PENDING", r.state.name if r.state else "Pending") for r in mine
     ]

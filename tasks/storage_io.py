@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -106,16 +107,33 @@ def stage_upload(
     )
 
 
+def json_bytes(model: BaseModel | dict[str, Any] | list[Any]) -> bytes:
+    if isinstance(model, BaseModel):
+        return model.model_dump_json(indent=2, by_alias=True).encode()
+    return json.dumps(model, indent=2, ensure_ascii=False, default=str).encode()
+
+
 @task(name="persist", task_run_name="persist-{path}", **_IO)
 def persist_json(storage_url: str, path: str, model: BaseModel | dict[str, Any] | list[Any]) -> str:
-    import json
-
-    if isinstance(model, BaseModel):
-        data = model.model_dump_json(indent=2, by_alias=True).encode()
-    else:
-        data = json.dumps(model, indent=2, ensure_ascii=False, default=str).encode()
-    get_storage(storage_url).write_bytes(path, data)
+    get_storage(storage_url).write_bytes(path, json_bytes(model))
     return path
+
+
+@task(name="persist-snapshots", **_IO)
+def persist_snapshots(storage_url: str, files: dict[str, BaseModel | dict[str, Any]]) -> list[str]:
+    """One iteration's snapshots in one task (each file still written atomically)."""
+    storage = get_storage(storage_url)
+    for path, model in files.items():
+        storage.write_bytes(path, json_bytes(model))
+    return list(files)
+
+
+@task(name="copy-best", **_IO)
+def copy_files(storage_url: str, sources_to_targets: dict[str, str]) -> list[str]:
+    storage = get_storage(storage_url)
+    for source, target in sources_to_targets.items():
+        storage.write_bytes(target, storage.read_bytes(source))
+    return list(sources_to_targets.values())
 
 
 @task(name="persist-bytes", task_run_name="persist-{path}", **_IO)

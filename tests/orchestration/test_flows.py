@@ -236,3 +236,28 @@ def test_overlapping_inbox_scans_package_each_recording_once(
     assert sorted(r.name for r in new_runs) == sorted(names)
     assert len(open_storage(storage_url).list("claims")) == 3
     assert run(scan_inbox(inbox.as_uri(), storage_url=storage_url)) is None
+
+
+def test_launch_batch_returns_at_once_and_status_follows(prefect_api_url: str, offline: None, tmp_path: Path) -> None:
+    """`launch_batch` (the dashboard's way in) returns the job and run ids before the batch ends;
+    `rlauto status JOB` then lists the item as completed with its package."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from flows.launch import launch_batch
+
+    storage_url = (tmp_path / "store").as_uri()
+    launched = launch_batch([str(EXAMPLES / "issue_tracker.zip")], storage_url=storage_url)
+    assert launched.via == "in-process" and launched.job_id.startswith("job-")
+    assert launched.ui_url and launched.flow_run_id in launched.ui_url
+    deadline = time.monotonic() + 180
+    with get_client(sync_client=True) as client:
+        while time.monotonic() < deadline:
+            state = client.read_flow_run(launched.flow_run_id).state
+            if state is not None and state.is_final():
+                break
+            time.sleep(1)
+    assert state is not None and state.is_completed()
+    result = CliRunner().invoke(app, ["status", launched.job_id, "--storage-url", storage_url])
+    assert result.exit_code == 0, result.output
+    assert "issue_tracker.zip" in result.output and "completed" in result.output

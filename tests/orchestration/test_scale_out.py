@@ -3,6 +3,7 @@ the deployments of prefect.yaml, two process workers on pool `rlauto`, the fake 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -18,11 +19,12 @@ from typing import Any
 import psutil
 import pytest
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowFilter, FlowFilterName, FlowRunFilter, FlowRunFilterTags
+from prefect.client.schemas.filters import FlowFilter, FlowFilterName
 from prefect.client.schemas.objects import StateType
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from rlauto_core import storage_layout as layout
+from rlauto_core.options import RunOptions
 from rlauto_core.storage import open_storage
 from tests.conftest import REPO_ROOT
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
@@ -91,10 +93,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 def job_runs(job: str) -> list[Any]:
     with get_client(sync_client=True) as client:
-        return client.read_flow_runs(
-            flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
-            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"job-{job}"])),
-        )
+        runs = client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])))
+    return [r for r in runs if r.parameters.get("job_id") == job]
 
 
 def run_batch_via_deployment(cluster: Cluster, files: list[Path], job: str, timeout: float = 400) -> Any:
@@ -198,7 +198,8 @@ def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tm
     assert first.state.is_final()
     assert [r.state.type for r in job_runs("crash") if r.name == target] == [StateType.CRASHED]
     storage = open_storage(cluster.storage_url)
-    assert len(storage.glob("exports/crash/*/output.zip")) == 2  # the crashed item has none
+    target_item = layout.item_id(hashlib.sha256(files[1].read_bytes()).hexdigest(), RunOptions().options_hash())
+    assert not storage.exists(layout.output_zip_path("crash", target_item))  # the crashed item has none
     assert [p for p in storage.list("exports/crash") if p.endswith(".tmp")] == []  # nothing half-written
 
     cluster.start_worker(str(killed["worker"]))
