@@ -9,8 +9,8 @@ import io
 import uuid
 from datetime import UTC, datetime
 
-import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
+import pyarrow as pa
+import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
 from rlauto_core.index_schema import (

@@ -17,8 +17,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-import fsspec  # type: ignore[import-untyped]
-from fsspec.spec import AbstractFileSystem  # type: ignore[import-untyped]
+import fsspec
+from fsspec.spec import AbstractFileSystem
 
 T = TypeVar("T")
 
