@@ -16,6 +16,7 @@ from rlauto_core.checkers.dsl import check_catalog
 from rlauto_core.checkers.runtime import score
 from rlauto_core.package.calls import attempt_from_calls, call_from_api_call
 from rlauto_core.package.models import GoldenStep, MutantOutcome, SelfCheck, TaskPackage
+from rlauto_core.package.redo import redo_attempt
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
 
 CAUGHT_BAR = 0.95
@@ -176,6 +177,17 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if not caught:
             problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
     caught_count = sum(1 for m in outcomes if m.caught)
+    redo = redo_attempt(golden)
+    redo_full: bool | None = None
+    if redo is not None:
+        redo_report = score(package, redo)
+        redo_full = redo_report.score == golden_report.score
+        for rubric in redo_report.rubrics:
+            if not rubric.passed and next(r for r in golden_report.rubrics if r.id == rubric.id).passed:
+                problems.append(
+                    f"rubric {rubric.id} ({rubric.title}) fails a redo with new server-made ids: it pins a value "
+                    f"the server invents ({rubric.reason})"
+                )
     if not outcomes:
         problems.append("no mutant applies: the golden trajectory has no state-changing call")
     return SelfCheck(
@@ -187,6 +199,7 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         mutants_total=len(outcomes),
         mutants_caught=caught_count,
         caught_fraction=round(caught_count / len(outcomes), 4) if outcomes else 0.0,
+        redo_full_marks=redo_full,
         mutants=outcomes,
         problems=problems,
     )
@@ -200,5 +213,6 @@ def cli_dict(result: SelfCheck) -> dict[str, Any]:
         "mutants_total": result.mutants_total,
         "mutants_caught": result.mutants_caught,
         "caught_fraction": result.caught_fraction,
+        "redo_full_marks": result.redo_full_marks,
         "problems": result.problems,
     }

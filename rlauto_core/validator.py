@@ -227,6 +227,8 @@ def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 0, f"checkers do not separate good from empty: {facts}")
     if check.empty_attempt_score > 0 or check.caught_fraction < CAUGHT_BAR:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 1, f"checkers are weak: {facts}")
+    if check.redo_full_marks is False:
+        return _dim(Dimension.CHECKER_VERIFIABILITY, 1, f"checkers pin ids the server invents (a redo fails): {facts}")
     return _dim(Dimension.CHECKER_VERIFIABILITY, 2, f"self-check passes: {facts}")
 
 

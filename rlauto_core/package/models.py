@@ -175,6 +175,8 @@ class SelfCheck(BaseModel):
     mutants_total: int
     mutants_caught: int
     caught_fraction: float
+    # the golden redone with other server-made ids: None when the server made none
+    redo_full_marks: bool | None = None
     mutants: list[MutantOutcome] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
 
