@@ -13,6 +13,7 @@ import re
 import shutil
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 from rlauto_core.errors import PackageError
@@ -126,7 +127,7 @@ def export_package(
                 _write_entry(out, name, redact_entry(data) if redact_secrets else data)
                 _write_entry(out, "task.json", task)
         os.replace(tmp, target)
-    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
+    except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, EOFError) as exc:
         tmp.unlink(missing_ok=True)
         raise PackageError(str(source), f"cannot write the package ZIP ({exc})") from None
     except BaseException:
