@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from functools import cached_property
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
@@ -31,6 +31,15 @@ class Header(NamedTuple):
 BodyEncoding = Literal["text", "base64"]
 
 
+@lru_cache(maxsize=65536)  # every rule and checker reads url parts; keyed by the url, so copies stay right
+def _split_url(url: str) -> tuple[str, str, str]:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", url, ""
+    return parts.netloc, parts.path or "/", parts.query
+
+
 class HttpCall(BaseModel):
     """One captured HTTP request and its response."""
 
@@ -51,14 +60,9 @@ class HttpCall(BaseModel):
     page_url: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    # url parts are read by every rule and checker: parse once per call
-    @cached_property
+    @property
     def _url_parts(self) -> tuple[str, str, str]:
-        try:
-            parts = urlsplit(self.url)
-        except ValueError:
-            return "", self.url, ""
-        return parts.netloc, parts.path or "/", parts.query
+        return _split_url(self.url)
 
     @property
     def path(self) -> str:

@@ -30,7 +30,7 @@ def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upl
         "calls_total": len(evidence.calls),
         "calls_significant": len(evidence.significant),
         "state_changing": evidence.state_changing,
-        "main_entity": evidence.main_entity.model_dump() if evidence.main_entity else None,
+        "main_entity": evidence.main_entity._asdict() if evidence.main_entity else None,
         "flags": [f.model_dump(include={"code", "message", "call_ids", "severity"}) for f in flags],
         "noise_removed": evidence.noise_removed,
         "slim_chars": evidence_chars(slim_evidence(recording, evidence)),

@@ -17,7 +17,7 @@ def build_evidence(recording: Recording) -> Evidence:
         if isinstance(call, HttpCall):
             noise = http_noise_category(call)
             calls.append(
-                CallEvidence(
+                CallEvidence.model_construct(
                     id=call.id,
                     index=index,
                     kind="http",
@@ -33,7 +33,7 @@ def build_evidence(recording: Recording) -> Evidence:
         else:
             noise = mcp_noise_category(call)
             calls.append(
-                CallEvidence(
+                CallEvidence.model_construct(
                     id=call.id,
                     index=index,
                     kind="mcp",

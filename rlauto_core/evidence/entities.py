@@ -11,8 +11,8 @@ import itertools
 import json
 import re
 from functools import lru_cache
-from urllib.parse import parse_qsl
 from typing import Any
+from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.recording import HttpCall, ToolCall
@@ -86,7 +86,7 @@ def _collect(value: Any, out: list[Pair], depth: int = 0) -> None:
 
 
 def _unique(pairs: list[Pair]) -> list[EntityRef]:
-    return [EntityRef(key=key, value=value) for key, value in dict.fromkeys(pairs)]
+    return [EntityRef(key, value) for key, value in dict.fromkeys(pairs)]
 
 
 def tool_entities(call: ToolCall) -> list[EntityRef]:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from rlauto_core.recording import Mode
 
 
-class EntityRef(BaseModel):
-    """An entity id a call touches: `key` is canonical camelCase (`channelId`), `value` the id."""
+class EntityRef(NamedTuple):
+    """An entity id a call touches: `key` is canonical camelCase (`channelId`), `value` the id.
 
-    model_config = ConfigDict(frozen=True)
+    A NamedTuple (stored as `[key, value]`): evidence for a large recording holds tens of
+    thousands and tuples are built and hashed far faster than models."""
 
     key: str
     value: str

@@ -232,7 +232,7 @@ def _header(recording: Recording, evidence: Evidence, *, slim: bool) -> dict[str
         "instruction": redact_text(recording.task.instruction),
         "site": recording.metadata.site,
         "annotator_marked": recording.task.network_requests,
-        "main_entity": (f"{main.key}={main.value}" if slim else main.model_dump()) if main else None,
+        "main_entity": (f"{main.key}={main.value}" if slim else main._asdict()) if main else None,
         "noise_removed": evidence.noise_removed,
     }
     # the model reads absence as well as an empty value; the stored view keeps every key
