@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboards import auth
 from dashboards.redaction import Redactor
-from dashboards.repository import Repository, storage_url_from_environment
+from dashboards.repository import Repository, cache_dir_from_environment, storage_url_from_environment
 from dashboards.views import detail, items, overview, polish, upload
 from dashboards.views.common import OPEN_ITEM, OPEN_JOB, PAGE, PAGES
 
@@ -60,7 +60,7 @@ def main(repository: Repository) -> None:
 @st.cache_resource
 def _shared_repository(root_uri: str) -> Repository:
     # one repository (and one index snapshot) per process, shared by every browser session
-    return Repository(root_uri)
+    return Repository(root_uri, cache_dir=cache_dir_from_environment())
 
 
 if __name__ == "__main__":

@@ -82,6 +82,10 @@ def test_unicode_instructions_round_trip_and_are_searchable(repository: Reposito
 
 
 def test_each_filter_narrows_the_table(repository: Repository) -> None:
+    choices = repository.filter_choices()
+    assert choices.job_ids == ["job-a", "job-b"] and choices.statuses == ["completed", "failed"]
+    assert choices.verdicts == ["ERROR", "NEEDS_REVISION", "PASS"] and choices.modes == ["api", "mcp"]
+    assert choices.flag_codes == ["CROSS_ENTITY_IDS", "NOISE_TOOL", "UNREAD_CHECK_MISSING"]
     assert ids(repository, job_ids=("job-a",)) == ["it-full", "it-pass", "it-zero"]
     assert ids(repository, statuses=("failed",)) == ["it-noiter"]
     assert ids(repository, verdicts=("NEEDS_REVISION",)) == ["it-zero"]
