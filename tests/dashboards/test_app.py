@@ -234,3 +234,13 @@ def test_polish_without_a_model_says_how_to_configure_one(
     next(b for b in at.button if b.label == "Polish").click().run()
     assert not at.exception
     assert any("No model is configured" in text and "DEFAULT_API_KEY" in text for text in texts(at, "warning"))
+
+
+def test_a_link_with_job_and_item_opens_that_item(repository: Repository) -> None:
+    at = dashboard(repository)
+    at.query_params["job"] = "job-b"
+    at.query_params["item"] = "it-unicode"
+    at.run()
+    assert not at.exception
+    assert [h.value for h in at.header] == ["Item it-unicode"]
+    assert at.sidebar.radio(key="page").value == "Item"
