@@ -190,7 +190,7 @@ class IndexSnapshot:
         if "file" not in _protocols(self._storage):
             return self._storage.list(INDEX_ROOT)
         root = self._storage.full_path(INDEX_ROOT)
-        found = []
+        found: list[str] = []
         for directory, _, names in os.walk(root):
             relative = os.path.relpath(directory, self._storage.root).replace(os.sep, "/")
             found.extend(f"{relative}/{name}" for name in names if not name.endswith(".tmp"))

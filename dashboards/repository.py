@@ -28,7 +28,6 @@ from pydantic import BaseModel, ValidationError
 from dashboards.index_snapshot import IndexSnapshot
 from dashboards.models import (
     UNREVIEWED,
-    Decision,
     FilterChoices,
     IndexHealth,
     ItemPage,
@@ -341,18 +340,20 @@ class Repository:
 
     # ---- writes --------------------------------------------------------------------------
 
-    def add_review(self, job_id: str, item_id: str, decision: Decision, reviewer: str, comment: str = "") -> Review:
+    def add_review(self, job_id: str, item_id: str, decision: str, reviewer: str, comment: str = "") -> Review:
         """Append one review file; the newest review of an item is its decision."""
         if self.get_item(job_id, item_id) is None:
             raise ReviewError(f"{job_id}/{item_id}: no such item in the index")
         try:
-            review = Review(
-                job_id=job_id,
-                item_id=item_id,
-                decision=decision,
-                comment=comment.strip(),
-                reviewer=reviewer.strip(),
-                created_at=datetime.now(UTC),
+            review = Review.model_validate(
+                {
+                    "job_id": job_id,
+                    "item_id": item_id,
+                    "decision": decision,  # one of REVIEW_DECISIONS, checked here
+                    "comment": comment.strip(),
+                    "reviewer": reviewer.strip(),
+                    "created_at": datetime.now(UTC),
+                }
             )
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())

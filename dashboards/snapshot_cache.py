@@ -11,6 +11,8 @@ import hashlib
 import json
 import os
 import uuid
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
@@ -44,7 +46,7 @@ def save(folder: Path, storage_url: str, tables: dict[str, tuple[set[str], pa.Ta
     """Write the tables, then the metadata naming their files (a reader never sees a mix)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, (_, table) in tables.items():
-        _atomic(folder / f"{name}.parquet", lambda path, t=table: pq.write_table(t, path))
+        _atomic(folder / f"{name}.parquet", partial(pq.write_table, table))
     meta = {
         "version": CACHE_VERSION,
         "storage_url": storage_url,
@@ -53,10 +55,10 @@ def save(folder: Path, storage_url: str, tables: dict[str, tuple[set[str], pa.Ta
     _atomic(folder / "meta.json", lambda path: Path(path).write_text(json.dumps(meta), encoding="utf-8"))
 
 
-def _atomic(target: Path, write: object) -> None:
+def _atomic(target: Path, write: Callable[[str], object]) -> None:
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     try:
-        write(str(temporary))  # type: ignore[operator]
+        write(str(temporary))
         os.replace(temporary, target)
     finally:
         if temporary.exists():

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
 from pydantic import ValidationError
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository, UploadError
@@ -69,20 +71,20 @@ def render(repository: Repository, redactor: Redactor) -> None:
 def _start(
     repository: Repository,
     redactor: Redactor,
-    files: list[object],
+    files: Sequence[UploadedFile],
     limits: UploadLimits,
     profile: str,
     concurrency: int,
     strict: bool,
 ) -> None:
-    payload = [(getattr(f, "name", "recording"), bytes(f.getvalue())) for f in files]  # type: ignore[attr-defined]
+    payload = [(f.name, bytes(f.getvalue())) for f in files]
     try:
         stored = repository.store_uploads(payload, max_files=limits.max_batch_files, max_upload_mb=limits.max_upload_mb)
     except UploadError as exc:
         st.error(redactor.text(str(exc)))
         return
     st.info(f"Stored {len(stored.paths)} recordings under uploads/{stored.upload_id}/")
-    options = RunOptions(rule_profile=profile, concurrency=concurrency, strict_full_marks=strict)  # type: ignore[arg-type]
+    options = RunOptions(rule_profile=profile, concurrency=concurrency, strict_full_marks=strict)
     # imported here: the launcher pulls in Prefect (seconds to import), only needed on submit
     from flows.launch import launch_batch
 
