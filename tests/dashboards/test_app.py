@@ -13,7 +13,8 @@ from dashboards.models import ItemQuery
 from dashboards.repository import Repository
 from rlauto_core.storage import FsspecStorage
 from tests.conftest import EXAMPLES
-from tests.dashboards.apptest_support import dashboard, open_item_page, texts
+from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
+from tests.fakes.llm_server import FakeLlmServer
 
 pytestmark = pytest.mark.usefixtures("loopback_address")
 
@@ -234,6 +235,25 @@ def test_polish_without_a_model_says_how_to_configure_one(
     next(b for b in at.button if b.label == "Polish").click().run()
     assert not at.exception
     assert any("No model is configured" in text and "DEFAULT_API_KEY" in text for text in texts(at, "warning"))
+
+
+def test_polish_through_the_configured_model(repository: Repository, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeLlmServer() as fake:
+        fake.script(
+            "polish", {"json": {"zh": "回复张伟：收到", "en": "Reply 'got it' to Zhang Wei", "notes": "one step"}}
+        )
+        monkeypatch.setenv("DEFAULT_API_KEY", "sk-test-polish-key-123")
+        monkeypatch.setenv("DEFAULT_BASE_URL", fake.base_url())
+        monkeypatch.setenv("DEFAULT_MODEL", "polish")
+        at = dashboard(repository).run()
+        at.sidebar.radio(key="page").set_value("Polish").run()
+        at.text_area(key="polish_raw").input("回复张伟 收到")
+        next(b for b in at.button if b.label == "Polish").click().run(timeout=60)
+        assert not at.exception
+        assert fake.calls("polish") == 1
+        assert "回复张伟 收到" in fake.requests("polish")[0].prompt_text()
+    assert texts(at, "text") == ["回复张伟：收到", "Reply 'got it' to Zhang Wei", "one step"]
+    assert b"sk-test-polish-key-123" not in rendered_bytes(at)
 
 
 def test_a_link_with_job_and_item_opens_that_item(repository: Repository) -> None:
