@@ -261,3 +261,14 @@ def test_launch_batch_returns_at_once_and_status_follows(prefect_api_url: str, o
     result = CliRunner().invoke(app, ["status", launched.job_id, "--storage-url", storage_url])
     assert result.exit_code == 0, result.output
     assert "issue_tracker.zip" in result.output and "completed" in result.output
+
+
+def test_polish_returns_both_languages_and_caches_the_call(prefect_api_url: str, fake_model: FakeLlmServer) -> None:
+    """The polish flow answers {zh, en, notes}; the same raw text again costs no model call."""
+    from flows import polish
+
+    fake_model.script("analyzer", {"json": {"zh": "回复玛雅", "en": "Reply to Maya", "notes": "named the channel"}})
+    first = polish("reply maya in #release-planning")
+    assert (first.zh, first.en, first.notes) == ("回复玛雅", "Reply to Maya", "named the channel")
+    assert polish("reply maya in #release-planning") == first
+    assert fake_model.calls("analyzer") == 1
