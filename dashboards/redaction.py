@@ -45,6 +45,7 @@ _SENSITIVE_QUERY = re.compile(
 _BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
 # OpenAI-style keys (sk-..., also rk-/pk-), whatever variable they came from
 _KEY_STYLE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{6,}")
+_MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>!])")
 _SECRET_ENV_NAME = re.compile(r"(?i)(key|token|secret|password|passwd|credential|cookie)")
 _MIN_SECRET_LENGTH = 6
 
@@ -73,6 +74,11 @@ class Redactor:
         value = _KEY_STYLE.sub(REDACTED, value)
         value = _SENSITIVE_QUERY.sub(lambda m: m.group(1) + REDACTED, value)
         return _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
+
+    def markdown(self, value: str) -> str:
+        """Redacted text safe inside Streamlit markdown (messages, headers, labels): no link,
+        image, HTML or code span can be formed from recorded or model-written text."""
+        return _MARKDOWN_ACTIVE.sub(r"\\\1", self.text(value))
 
     def value(self, value: Any) -> Any:
         """A deep copy of a JSON value with sensitive fields and strings redacted."""

@@ -42,9 +42,11 @@ def main(repository: Repository) -> None:
         if st.button("Reload index", key="reload_index"):
             repository.refresh()
         health = repository.health()
-        st.caption(f"{health.files.get('items', 0)} item files · storage {redactor.text(repository.root_uri)}")
+        st.caption(f"{health.files.get('items', 0)} item files · storage {redactor.markdown(repository.root_uri)}")
         if health.unreadable:
-            st.warning(f"{len(health.unreadable)} index files could not be read: {', '.join(health.unreadable[:5])}")
+            st.warning(
+                f"{len(health.unreadable)} index files could not be read: {redactor.markdown(', '.join(health.unreadable[:5]))}"
+            )
     if page == "Overview":
         overview.render(repository, redactor)
     elif page == "Items":

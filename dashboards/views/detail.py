@@ -22,18 +22,18 @@ def render(repository: Repository, redactor: Redactor) -> None:
         return
     item = repository.get_item(job_id, item_id)
     if item is None:
-        st.warning(f"No item {redactor.text(job_id)} / {redactor.text(item_id)} in the index.")
+        st.warning(f"No item {redactor.markdown(job_id)} / {redactor.markdown(item_id)} in the index.")
         return
-    st.header(f"Item {redactor.text(item.item_id)}")
-    st.caption(f"job {redactor.text(item.job_id)} · source {redactor.text(item.source_name or '-')}")
+    st.header(f"Item {redactor.markdown(item.item_id)}")
+    st.caption(f"job {redactor.markdown(item.job_id)} · source {redactor.markdown(item.source_name or '-')}")
     _summary(item)
     st.subheader("Instruction")
     show_text(redactor, item.instruction)
     if item.error:
-        st.error(redactor.text(item.error))
-    package = _load(repository, item.package_path)
+        st.error(redactor.markdown(item.error))
+    package = _load(repository, redactor, item.package_path)
     _flags(item, package, redactor)
-    _self_check(item, package)
+    _self_check(item, package, redactor)
     if package is not None:
         _package_sections(package, redactor)
     iterations = repository.get_iterations(item.job_id, item.item_id)
@@ -42,17 +42,17 @@ def render(repository: Repository, redactor: Redactor) -> None:
     review_form.render(repository, redactor, item)
 
 
-def _load(repository: Repository, path: str | None) -> dict[str, Any] | None:
+def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[str, Any] | None:
     if not path:
         st.info("No task package: no iteration produced one.")
         return None
     try:
         value = repository.read_json(path)
     except StoredFileError as exc:
-        st.warning(str(exc))
+        st.warning(redactor.markdown(str(exc)))
         return None
     if not isinstance(value, dict):
-        st.warning(f"{path}: a task package must be a JSON object")
+        st.warning(redactor.markdown(f"{path}: a task package must be a JSON object"))
         return None
     return value
 
@@ -92,7 +92,7 @@ def _flags(item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor)
         st.caption("No flags.")
 
 
-def _self_check(item: ItemRecord, package: dict[str, Any] | None) -> None:
+def _self_check(item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor) -> None:
     st.subheader("Self-check")
     check: Any = ((package or {}).get("validation") or {}).get("self_check") or {}
     golden = check.get("golden_full_marks", item.golden_full_marks)
@@ -104,7 +104,7 @@ def _self_check(item: ItemRecord, package: dict[str, Any] | None) -> None:
     cols[1].metric("Empty attempt score", "-" if empty is None else f"{empty:g}")
     cols[2].metric("Mutants caught", "-" if total is None else f"{caught}/{total}")
     for problem in check.get("problems") or []:
-        st.warning(str(problem))
+        st.warning(redactor.markdown(str(problem)))
 
 
 def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:
@@ -113,21 +113,21 @@ def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:
     for subtask in task.get("subtasks") or []:
         calls = subtask.get("apiCalls") or []
         title = f"{subtask.get('id', '?')} · {subtask.get('title', '')} ({len(calls)} calls)"
-        with st.expander(redactor.text(title)):
+        with st.expander(redactor.markdown(title)):
             show_text(redactor, subtask.get("description"), empty="")
             for call in calls:
-                st.markdown(f"**`{redactor.text(str(call.get('name', '?')))}`** · id `{call.get('id')}`")
+                st.text(redactor.text(f"{call.get('name', '?')} · id {call.get('id')}"))
                 show_json(redactor, {"input": call.get("input"), "output": call.get("output")}, expanded=False)
     st.subheader("Rubrics and their checkers")
     checkers = package.get("rubric_checkers") or {}
     for rubric in task.get("rubrics") or []:
         key = rubric.get("checker_key")
-        with st.expander(redactor.text(f"{rubric.get('id', '?')} · {rubric.get('title', '')} → {key}")):
+        with st.expander(redactor.markdown(f"{rubric.get('id', '?')} · {rubric.get('title', '')} → {key}")):
             show_text(redactor, rubric.get("description"), empty="")
             st.caption(f"max score {rubric.get('max_score', '-')}")
             checker = checkers.get(key) if isinstance(checkers, dict) and key else None
             if checker is None:
-                st.warning(f"no checker for key {key!r}")
+                st.warning(redactor.markdown(f"no checker for key {key!r}"))
             else:
                 show_json(redactor, checker)
     st.subheader("Golden trajectory")
@@ -170,7 +170,7 @@ def _downloads(repository: Repository, item: ItemRecord, package: dict[str, Any]
         try:
             data = repository.read_bytes(item.output_zip_path)
         except StoredFileError as exc:
-            cols[1].warning(str(exc))
+            cols[1].warning(redactor.markdown(str(exc)))
         else:
             cols[1].download_button(
                 "Package ZIP",

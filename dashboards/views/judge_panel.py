@@ -39,7 +39,8 @@ def render(repository: Repository, redactor: Redactor, iterations: list[Iteratio
         width="stretch",
     )
     for it in iterations:
-        with st.expander(f"Iteration {it.iteration}: {it.total}/12 {it.verdict or ''} — the judge's reasons"):
+        verdict = redactor.markdown(it.verdict or "")
+        with st.expander(f"Iteration {it.iteration}: {it.total}/12 {verdict} — the judge's reasons"):
             st.dataframe(
                 pd.DataFrame(
                     [
@@ -74,7 +75,7 @@ def _diff(repository: Repository, redactor: Redactor, iterations: list[Iteration
         try:
             texts.append(pretty_json(redactor, repository.read_json(path)) if path else "")
         except StoredFileError as exc:
-            st.warning(str(exc))
+            st.warning(redactor.markdown(str(exc)))
             return
     diff = list(
         difflib.unified_diff(

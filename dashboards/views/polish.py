@@ -34,10 +34,10 @@ def render(redactor: Redactor) -> None:
         with st.spinner("Asking the model…"), http_client(Role.POLISH, settings) as client:
             outcome = polish_task(raw, client)
     except ValidationError as exc:
-        st.error(f"The model settings are invalid: {redactor.text(str(exc.errors()[0]['msg']))}")
+        st.error(f"The model settings are invalid: {redactor.markdown(str(exc.errors()[0]['msg']))}")
         return
     except RlautoError as exc:
-        st.error(redactor.text(str(exc)))
+        st.error(redactor.markdown(str(exc)))
         return
     result = outcome.result
     st.subheader("中文")

@@ -28,10 +28,10 @@ def render(repository: Repository, redactor: Redactor, item: ItemRecord) -> None
         try:
             review = repository.add_review(item.job_id, item.item_id, decision, reviewer, comment)
         except ReviewError as exc:
-            st.error(redactor.text(str(exc)))
+            st.error(redactor.markdown(str(exc)))
         else:
             # rerun so the page header and the tables show the new decision at once
-            st.session_state[FLASH] = f"Recorded: {review.decision} by {redactor.text(review.reviewer)}"
+            st.session_state[FLASH] = f"Recorded: {review.decision} by {redactor.markdown(review.reviewer)}"
             st.rerun()
     history = repository.get_reviews(item.job_id, item.item_id)
     if history:

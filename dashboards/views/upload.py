@@ -62,7 +62,7 @@ def render(repository: Repository, redactor: Redactor) -> None:
         _start(repository, redactor, files or [], limits, profile, int(concurrency), strict)
     last = st.session_state.get(LAST_RUN)
     if last:
-        st.success(f"Batch started ({last['via']}): job {redactor.text(last['job_id'])}")
+        st.success(f"Batch started ({last['via']}): job {redactor.markdown(last['job_id'])}")
         st.caption("The job appears in the Overview as its items finish.")
         if last.get("ui_url"):
             st.link_button("Open the run in the Prefect UI", last["ui_url"])
@@ -81,7 +81,7 @@ def _start(
     try:
         stored = repository.store_uploads(payload, max_files=limits.max_batch_files, max_upload_mb=limits.max_upload_mb)
     except UploadError as exc:
-        st.error(redactor.text(str(exc)))
+        st.error(redactor.markdown(str(exc)))
         return
     st.info(f"Stored {len(stored.paths)} recordings under uploads/{stored.upload_id}/")
     options = RunOptions(rule_profile=profile, concurrency=concurrency, strict_full_marks=strict)
@@ -98,7 +98,7 @@ def _start(
             storage_url=repository.root_uri,
         )
     except Exception as exc:  # the UI's edge: any failure becomes a message, never a traceback
-        st.error(f"The recordings are stored, but the batch did not start: {redactor.text(str(exc))}")
+        st.error(f"The recordings are stored, but the batch did not start: {redactor.markdown(str(exc))}")
         return
     repository.refresh()
     st.session_state[LAST_RUN] = {

@@ -36,7 +36,7 @@ def test_no_canary_appears_on_any_page(repository: Repository, monkeypatch: pyte
     package = repository.read_json("exports/job-b/it-canary/task-package.json")
     headers = package["task"]["subtasks"][0]["apiCalls"][0]["input"]["headers"]
     assert headers["Authorization"] == CANARY_AUTH and headers["Cookie"] == CANARY_COOKIE
-    assert f"first analyzer call refused key {REDACTED}; retried" in texts(at, "error")
+    assert "first analyzer call refused key \\[REDACTED\\]; retried" in texts(at, "error")
     page = rendered_bytes(at)
     assert REDACTED.encode() in page
     at.selectbox(key="diff_from").set_value(1).run()
@@ -103,3 +103,11 @@ def test_exposed_without_a_password_refuses_to_serve(
 )  # fmt: skip
 def test_loopback_addresses(host: str | None, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_recorded_text_cannot_form_links_images_or_html_in_markdown() -> None:
+    hostile = "see ![x](http://198.51.100.7/p.png) [here](javascript:alert(1)) <img src=x> `code`"
+    shown = Redactor().markdown(hostile)
+    assert shown == (
+        "see \\!\\[x\\](http://198.51.100.7/p.png) \\[here\\](javascript:alert(1)) \\<img src=x\\> \\`code\\`"
+    )
