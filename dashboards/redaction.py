@@ -47,7 +47,9 @@ _BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
 _KEY_STYLE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{6,}")
 _MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>!])")
 _SECRET_ENV_NAME = re.compile(r"(?i)(key|token|secret|password|passwd|credential|cookie)")
-_MIN_SECRET_LENGTH = 6
+# identifiers that sit beside secrets (AWS_ACCESS_KEY_ID=rlauto would otherwise blank every "rlauto")
+_PUBLIC_ENV_NAME = re.compile(r"(?i)(_ID|_USER|_USERNAME|_NAME|_FILE|_PATH|_URL|_MODE)$")
+_MIN_SECRET_LENGTH = 8
 
 
 def is_sensitive_name(name: str) -> bool:
@@ -58,7 +60,11 @@ def is_sensitive_name(name: str) -> bool:
 def secret_environment_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of environment variables whose names look like credentials, longest first."""
     env = os.environ if environ is None else environ
-    values = {v for k, v in env.items() if _SECRET_ENV_NAME.search(k) and len(v.strip()) >= _MIN_SECRET_LENGTH}
+    values = {
+        v
+        for k, v in env.items()
+        if _SECRET_ENV_NAME.search(k) and not _PUBLIC_ENV_NAME.search(k) and len(v.strip()) >= _MIN_SECRET_LENGTH
+    }
     return sorted(values, key=len, reverse=True)
 
 

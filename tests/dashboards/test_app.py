@@ -171,7 +171,7 @@ def test_uploading_two_recordings_stores_them_and_they_appear_as_a_job(
         [("discord_reply.zip", first, "application/zip"), ("issue_tracker.zip", second, "application/zip")]
     )
     at.run()
-    at.button(key="upload_start").click().run(timeout=120)
+    at.button(key="upload_start").click().run(timeout=300)  # Prefect import + run creation, loaded CI
     assert not at.exception
     assert not texts(at, "error")
     stored = [p for p in filled_storage.list("uploads") if p.endswith(("discord_reply.zip", "issue_tracker.zip"))]
@@ -182,7 +182,7 @@ def test_uploading_two_recordings_stores_them_and_they_appear_as_a_job(
     link = at.get("link_button")[0]
     assert link.proto.url.startswith(prefect_api_url.removesuffix("/api") + "/runs/flow-run/")
     # the batch runs in this process against the session's Prefect server; its job shows up
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + 480
     job = None
     while time.monotonic() < deadline:
         repository.refresh()
@@ -197,7 +197,7 @@ def test_uploading_two_recordings_stores_them_and_they_appear_as_a_job(
     assert job_id in list(at.dataframe[0].value["job"])
 
 
-def _wait_final(flow_run_id: str, timeout: float = 120) -> str:
+def _wait_final(flow_run_id: str, timeout: float = 300) -> str:
     """The batch's flow run state once final (it runs on a thread of this process)."""
     from prefect.client.orchestration import get_client
 

@@ -8,7 +8,7 @@ import pytest
 from streamlit import config as streamlit_config
 
 from dashboards.auth import is_loopback
-from dashboards.redaction import REDACTED, Redactor
+from dashboards.redaction import REDACTED, Redactor, secret_environment_values
 from dashboards.repository import Repository
 from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY, CANARY_AUTH, CANARY_COOKIE
@@ -111,3 +111,8 @@ def test_recorded_text_cannot_form_links_images_or_html_in_markdown() -> None:
     assert shown == (
         "see \\!\\[x\\](http://198.51.100.7/p.png) \\[here\\](javascript:alert(1)) \\<img src=x\\> \\`code\\`"
     )
+
+
+def test_identifiers_beside_secrets_are_not_blanked() -> None:
+    env = {"AWS_ACCESS_KEY_ID": "rlauto-user", "AWS_SECRET_ACCESS_KEY": "minio-secret-value", "API_KEY": "short"}
+    assert secret_environment_values(env) == ["minio-secret-value"]
