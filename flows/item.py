@@ -113,7 +113,7 @@ class ItemRun:
             self.extras.mode = recording.mode.value
             self.extras.flags_json = json.dumps([f.model_dump(mode="json") for f in findings.flags])
             self._check_stop()
-            if analyzer_configured(self.settings, options):
+            if analyzer_configured(self.settings, options) and not options.offline:
                 outcome = self._model_path(recording, findings)
             else:
                 outcome = self._offline_path(recording, findings)

@@ -3,6 +3,8 @@ their flow runs' Prefect states."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from flows import runtime
@@ -66,12 +68,18 @@ def _flow_runs(job: str) -> list[tuple[str, str, str]]:
     from prefect.client.schemas.filters import FlowFilter, FlowFilterName
     from prefect.client.schemas.sorting import FlowRunSort
 
+    runs: list[Any] = []
     with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs(
-            flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
-            sort=FlowRunSort.EXPECTED_START_TIME_DESC,
-            limit=2000,
-        )
+        for offset in range(0, 2000, 200):  # the API pages by at most 200
+            page = client.read_flow_runs(
+                flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
+                sort=FlowRunSort.EXPECTED_START_TIME_DESC,
+                limit=200,
+                offset=offset,
+            )
+            runs += page
+            if len(page) < 200:
+                break
     mine = [r for r in reversed(runs) if r.parameters.get("job_id") == job]
     return [
         (r.name, r.state.type.value if r.state else "PENDING", r.state.name if r.state else "Pending") for r in mine
