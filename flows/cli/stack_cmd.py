@@ -176,7 +176,7 @@ def status_command(
 
     table = Table(title=f"job {job}")
     for column in ("recording", "status", "verdict", "score", "iterations", "package / error"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(
             row.source_name, row.status, row.verdict or "", "" if row.total_score is None else f"{row.total_score}/12",

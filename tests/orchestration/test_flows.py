@@ -258,7 +258,7 @@ def test_launch_batch_returns_at_once_and_status_follows(prefect_api_url: str, o
                 break
             time.sleep(1)
     assert state is not None and state.is_completed()
-    result = CliRunner().invoke(app, ["status", launched.job_id, "--storage-url", storage_url])
+    result = CliRunner().invoke(app, ["status", launched.job_id, "--storage-url", storage_url], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "issue_tracker.zip" in result.output and "completed" in result.output
 
