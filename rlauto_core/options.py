@@ -79,6 +79,8 @@ class RunOptions(BaseModel):
         validation_alias=_alias("max_iterations", "maxIterations"),
     )
     redact_secrets: bool = Field(default=False, validation_alias=_alias("redact_secrets", "redactSecrets"))
+    # the offline analyzer even when a model is configured (`rlauto package --offline`)
+    offline: bool = False
 
     @field_validator("api_key", mode="before")
     @classmethod

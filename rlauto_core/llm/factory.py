@@ -63,6 +63,8 @@ def process_gate(limit: int) -> Gate | None:
 
 
 def analyzer_configured(settings: Settings, options: RunOptions | None = None) -> bool:
+    if options is not None and options.offline:
+        return False
     return resolve_endpoint(Role.ANALYZER, settings, options).configured
 
 

@@ -17,6 +17,13 @@ from tests.package.conftest import ATTEMPTS
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def _pipeline(prefect_api_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rlauto package` runs the package-batch flow: on the session's Prefect server, storage in tmp."""
+    monkeypatch.setenv("RLAUTO_STORAGE_URL", str(tmp_path / "storage"))
+    monkeypatch.delenv("DEFAULT_API_KEY", raising=False)
+
+
 def test_package_json_lists_every_example(tmp_path: Path) -> None:
     result = runner.invoke(app, ["package", str(EXAMPLES), "--out", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.stderr
@@ -27,6 +34,7 @@ def test_package_json_lists_every_example(tmp_path: Path) -> None:
         assert item["status"] == "packaged" and item["verdict"] == "PASS"
         assert Path(item["package_path"]).parent == tmp_path
         assert item["self_check"]["golden_full_marks"] is True
+        assert item["analyzer"].startswith("analyzer: offline")
 
 
 def test_package_table_and_globs_and_options(tmp_path: Path) -> None:
