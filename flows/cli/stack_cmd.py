@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from flows.cli.app import app, fail
+from flows.cli.app import app, fail, load_settings
+from flows.cli.dashboard_cmd import dashboard_argv
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,21 +91,7 @@ def up_command(
         stack["dashboard_url"] = f"http://127.0.0.1:{dashboard_port}"
         stack["pids"].append(
             _spawn(
-                [
-                    sys.executable,
-                    "-m",
-                    "streamlit",
-                    "run",
-                    str(REPO / "dashboards" / "review.py"),
-                    "--server.headless",
-                    "true",
-                    "--server.address",
-                    "127.0.0.1",
-                    "--server.port",
-                    str(dashboard_port),
-                    "--browser.gatherUsageStats",
-                    "false",
-                ],
+                dashboard_argv("127.0.0.1", dashboard_port, load_settings().max_upload_mb),
                 logs / "dashboard.log",
                 client_env,
             )
