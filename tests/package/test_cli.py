@@ -148,3 +148,34 @@ def test_package_defaults_to_task_packages_and_refuses_unknown_profiles(
     assert (tmp_path / "task-packages" / "notes_jsonrpc.task-package.zip").is_file()
     bad = runner.invoke(app, ["package", str(EXAMPLES / "notes_jsonrpc.zip"), "--profile", "nope"])
     assert bad.exit_code == 2 and bad.stderr.startswith("error: --profile:") and bad.stderr.count("\n") == 1
+
+
+def test_package_takes_the_model_path_when_a_key_is_given_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakes.llm_server import FakeLlmServer
+
+    canary = "sk-CANARY-cli-analyzer-7f3e9a1b"
+    script = {"models": {"m-analyzer": "analyzer"}, "roles": {"analyzer": [{"echo_draft": True}]}}
+    monkeypatch.setenv("MY_ANALYZER_KEY", canary)
+    monkeypatch.delenv("JUDGE_API_KEY", raising=False)
+    with FakeLlmServer(script) as fake:
+        args = ["package", str(EXAMPLES / "discord_reply.zip"), "--out", str(tmp_path / "out"),
+                "--base-url", fake.base_url(), "--model", "m-analyzer", "--api-key-env", "MY_ANALYZER_KEY",
+                "--max-iterations", "2", "--feedback", "keep the reply short"]  # fmt: skip
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert result.stdout.splitlines()[0].startswith("analyzer: model m-analyzer at 127.0.0.1")
+        assert fake.calls("analyzer") == 1
+        prompt = fake.requests("analyzer")[0].prompt_text()
+        assert "keep the reply short" in prompt
+        sent = {k.lower(): v for k, v in fake.requests("analyzer")[0].headers.items()}
+        assert sent["authorization"] == f"Bearer {canary}"
+        offline = runner.invoke(app, [*args, "--offline", "--out", str(tmp_path / "out2")])
+        assert offline.exit_code == 0, offline.stderr
+        assert offline.stdout.splitlines()[0].startswith("analyzer: offline (--offline)")
+        assert fake.calls("analyzer") == 1  # no new model call
+    assert canary not in result.stdout + result.stderr + offline.stdout
+    package = tmp_path / "out" / "discord_reply.task-package.zip"
+    with zipfile.ZipFile(package) as archive:
+        assert all(canary.encode() not in archive.read(name) for name in archive.namelist())
