@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import prefect_env, prefect_server as _prefect_server
+from tests.servers import prefect_env
+from tests.servers import prefect_server as _prefect_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "recordings"
