@@ -62,6 +62,11 @@ def test_the_environment_alone_points_the_repository_at_s3(
     monkeypatch.setenv("AWS_ENDPOINT_URL", moto_s3.endpoint_url)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    # s3fs hands back filesystems cached by argument, whatever the environment says now: one
+    # made earlier in this process for another S3 server would miss this one's buckets
+    import s3fs
+
+    s3fs.S3FileSystem.clear_instance_cache()
     repository = Repository.from_environment()
     assert repository.root_uri == s3_url
     assert repository.count_items() == 6

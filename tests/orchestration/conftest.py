@@ -73,6 +73,11 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
 @pytest.fixture
 def s3_url(s3_server: S3Server) -> str:
     """A fresh bucket for one test, as a storage URL with a prefix."""
+    # s3fs caches filesystems by their arguments, not by the AWS_* environment: one made by an
+    # earlier test (another S3 server) would be handed back and miss this server's buckets
+    import s3fs
+
+    s3fs.S3FileSystem.clear_instance_cache()
     return f"s3://{s3_server.new_bucket()}/rlauto"
 
 

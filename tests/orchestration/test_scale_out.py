@@ -51,7 +51,8 @@ class Cluster:
     def start_worker(self, name: str) -> None:
         log = (self.logs / f"{name}.log").open("ab")
         self.workers[name] = subprocess.Popen(
-            [sys.executable, "-m", "prefect", "worker", "start", "--pool", "rlauto", "--name", name],
+            # a limit per worker: with the batch's 8 children neither worker can take them all
+            [sys.executable, "-m", "prefect", "worker", "start", "--pool", "rlauto", "--name", name, "--limit", "3"],
             cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
 
@@ -218,7 +219,14 @@ def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tm
     first = run_batch_via_deployment(cluster, files, "crash")
     assert killed, f"the target item's worker was not killed: {seen}"
     assert first.state.is_final()
-    assert [r.state.type for r in job_runs("crash") if r.name == target] == [StateType.CRASHED]
+    # the automation marks each silent run on its own: the batch (on the same worker) may be
+    # marked before the item, so wait for the item's turn
+    deadline = time.monotonic() + 180
+    while (states := [r.state.type for r in job_runs("crash") if r.name == target]) != [StateType.CRASHED]:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    assert states == [StateType.CRASHED]
     storage = open_storage(cluster.storage_url)
     target_item = layout.item_id(hashlib.sha256(files[1].read_bytes()).hexdigest(), RunOptions().options_hash())
     assert not storage.exists(layout.output_zip_path("crash", target_item))  # the crashed item has none
