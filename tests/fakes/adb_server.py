@@ -14,7 +14,6 @@ tcp:PORT. Everything listens on 127.0.0.1 only.
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import io
 import json
@@ -27,6 +26,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.fakes.pipes import splice
 
 TRACE_TIME = re.compile(rb"^\[\s*(\d+\.\d+)\]")
 
@@ -384,18 +385,5 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes | None:
 def _pipe(client: socket.socket, upstream: socket.socket) -> None:
     """Copy both ways until either side closes (the `tcp:` forward to the agent)."""
 
-    def copy(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while chunk := src.recv(65536):
-                dst.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                dst.shutdown(socket.SHUT_WR)
-
-    worker = threading.Thread(target=copy, args=(upstream, client), daemon=True)
-    worker.start()
-    copy(client, upstream)
-    worker.join(timeout=10)
+    splice(client, upstream, half_close=True).join(timeout=10)
     upstream.close()

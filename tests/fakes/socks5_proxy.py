@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import socketserver
 import struct
 import threading
 from typing import Any
+
+from tests.fakes.pipes import splice
 
 
 class Socks5Proxy:
@@ -66,22 +67,4 @@ class Socks5Proxy:
         except (OSError, ConnectionError, ValueError):
             return
         client.sendall(b"\x05\x00\x00\x01" + socket.inet_aton("127.0.0.1") + struct.pack("!H", 0))
-        self._pipe(client, upstream)
-
-    @staticmethod
-    def _pipe(a: socket.socket, b: socket.socket) -> None:
-        def forward(src: socket.socket, dst: socket.socket) -> None:
-            try:
-                while chunk := src.recv(65536):
-                    dst.sendall(chunk)
-            except OSError:
-                pass
-            finally:
-                for s in (src, dst):
-                    with contextlib.suppress(OSError):
-                        s.shutdown(socket.SHUT_RDWR)
-
-        t = threading.Thread(target=forward, args=(b, a), daemon=True)
-        t.start()
-        forward(a, b)
-        t.join(timeout=10)
+        splice(client, upstream).join(timeout=10)

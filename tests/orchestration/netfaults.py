@@ -13,6 +13,8 @@ import socket
 import threading
 import time
 
+from tests.fakes.pipes import pump
+
 
 class OutageRelay:
     def __init__(self, target_port: int) -> None:
@@ -68,16 +70,4 @@ class OutageRelay:
             with self._lock:
                 self._conns += [client, server]
             for src, dst in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
-
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while chunk := src.recv(65536):
-                dst.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for sock in (src, dst):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
+                threading.Thread(target=pump, args=(src, dst), daemon=True).start()

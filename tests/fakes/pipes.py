@@ -1,0 +1,30 @@
+"""Byte pumps between two sockets, shared by the fakes that relay traffic (SOCKS5 proxy, ADB
+`tcp:` forwards, the S3 outage relay)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+
+
+def pump(src: socket.socket, dst: socket.socket, *, half_close: bool = False) -> None:
+    """Copy `src` to `dst` until `src` closes; then shut `dst`'s write side (`half_close`, so the
+    peer still reads what is in flight) or both sockets entirely."""
+    try:
+        while chunk := src.recv(65536):
+            dst.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for sock, how in ((dst, socket.SHUT_WR),) if half_close else ((src, socket.SHUT_RDWR), (dst, socket.SHUT_RDWR)):
+            with contextlib.suppress(OSError):
+                sock.shutdown(how)
+
+
+def splice(a: socket.socket, b: socket.socket, *, half_close: bool = False) -> threading.Thread:
+    """Copy both ways: `b` to `a` on a thread (returned), `a` to `b` here until `a` closes."""
+    back = threading.Thread(target=pump, args=(b, a), kwargs={"half_close": half_close}, daemon=True)
+    back.start()
+    pump(a, b, half_close=half_close)
+    return back
