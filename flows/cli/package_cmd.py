@@ -52,16 +52,16 @@ def package_command(
 
     settings = load_settings()
     options = _options(
-        profile=profile,
+        api_key_env,
+        rule_profile=profile,
         strict_full_marks=strict_full_marks,
-        ignore_task_complexity=ignore_task_complexity,
+        ignore_task_complexity_for_full_marks=ignore_task_complexity,
         offline=offline,
         feedback=feedback,
         max_iterations=max_iterations,
         api_mode=api_mode,
         model=model,
         base_url=base_url,
-        api_key_env=api_key_env,
         concurrency=concurrency,
         redact_secrets=redact_secrets,
     )
@@ -99,31 +99,19 @@ def package_command(
 _FLAGS = {"rule_profile": "--profile", "ignore_task_complexity_for_full_marks": "--ignore-task-complexity"}
 
 
-def _options(**flags: Any) -> RunOptions:
+def _options(api_key_env: str | None, **fields: Any) -> RunOptions:
+    """RunOptions from the flags (given by field name); the key only ever from a named variable."""
     from pydantic import ValidationError
 
     from rlauto_core.options import RunOptions
 
     key = None
-    if flags["api_key_env"]:
-        key = os.environ.get(flags["api_key_env"])
+    if api_key_env:
+        key = os.environ.get(api_key_env)
         if not key:
-            fail(f"--api-key-env: the variable {flags['api_key_env']} is not set")
+            fail(f"--api-key-env: the variable {api_key_env} is not set")
     try:
-        return RunOptions(
-            rule_profile=flags["profile"],
-            strict_full_marks=flags["strict_full_marks"],
-            ignore_task_complexity_for_full_marks=flags["ignore_task_complexity"],
-            offline=flags["offline"],
-            feedback=flags["feedback"],
-            max_iterations=flags["max_iterations"],
-            api_mode=flags["api_mode"],
-            model=flags["model"],
-            base_url=flags["base_url"],
-            api_key=key,
-            concurrency=flags["concurrency"],
-            redact_secrets=flags["redact_secrets"],
-        )
+        return RunOptions(api_key=key, **fields)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "options"
