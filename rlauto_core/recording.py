@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,12 +20,10 @@ class Mode(StrEnum):
     MCP = "mcp"
 
 
-class Header(NamedTuple):
-    """One header line. A NamedTuple, not a model: recordings hold 100k+ of them and pydantic
-    builds tuples about five times faster than models (bench/bench_import.py)."""
-
-    name: str
-    value: str
+# One header line, (name, value). A plain tuple, not a model or a NamedTuple: a recording
+# holds 100k+ of them and the importer builds them with one C call per header object
+# (bench/bench_import.py). Stored as [name, value] either way.
+Header = tuple[str, str]
 
 
 BodyEncoding = Literal["text", "base64"]
@@ -73,6 +71,10 @@ class HttpCall(BaseModel):
         return self._url_parts[0]
 
     @property
+    def query_string(self) -> str:
+        return self._url_parts[2]
+
+    @property
     def query(self) -> list[tuple[str, str]]:
         return parse_qsl(self._url_parts[2], keep_blank_values=True)
 
@@ -83,9 +85,9 @@ class HttpCall(BaseModel):
 
     def header(self, name: str, *, response: bool = False) -> str | None:
         wanted = name.lower()
-        for header in self.response_headers if response else self.request_headers:
-            if header.name.lower() == wanted:
-                return header.value
+        for header_name, value in self.response_headers if response else self.request_headers:
+            if header_name.lower() == wanted:
+                return value
         return None
 
 

@@ -8,41 +8,56 @@ from rlauto_core.evidence.classify import http_is_state_changing, tool_is_state_
 from rlauto_core.evidence.entities import http_entities, tool_entities
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
+from rlauto_core.gcpause import gc_paused
 from rlauto_core.recording import HttpCall, Recording
+from rlauto_core.trusted import trusted
 
 
 def build_evidence(recording: Recording) -> Evidence:
+    with gc_paused():  # tens of thousands of models at once (rlauto_core/gcpause.py)
+        return _build(recording)
+
+
+def _build(recording: Recording) -> Evidence:
     calls: list[CallEvidence] = []
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
             noise = http_noise_category(call)
+            status = call.status
             calls.append(
-                CallEvidence.model_construct(
-                    id=call.id,
-                    index=index,
-                    kind="http",
-                    name=call.name,
-                    state_changing=http_is_state_changing(call),
-                    significant=noise is None,
-                    noise_category=noise,
-                    entities=http_entities(call) if noise is None else [],
-                    status=call.status,
-                    failed=call.status is None or call.status >= 400,
+                trusted(
+                    CallEvidence,
+                    {
+                        "id": call.id,
+                        "index": index,
+                        "kind": "http",
+                        "name": call.name,
+                        "state_changing": http_is_state_changing(call),
+                        "significant": noise is None,
+                        "noise_category": noise,
+                        "entities": http_entities(call) if noise is None else [],
+                        "status": status,
+                        "failed": status is None or status >= 400,
+                    },
                 )
             )
         else:
             noise = mcp_noise_category(call)
             calls.append(
-                CallEvidence.model_construct(
-                    id=call.id,
-                    index=index,
-                    kind="mcp",
-                    name=call.tool,
-                    state_changing=tool_is_state_changing(call, recording.session),
-                    significant=noise is None,
-                    noise_category=noise,
-                    entities=tool_entities(call) if noise is None else [],
-                    failed=call.is_error or not call.answered,
+                trusted(
+                    CallEvidence,
+                    {
+                        "id": call.id,
+                        "index": index,
+                        "kind": "mcp",
+                        "name": call.tool,
+                        "state_changing": tool_is_state_changing(call, recording.session),
+                        "significant": noise is None,
+                        "noise_category": noise,
+                        "entities": tool_entities(call) if noise is None else [],
+                        "status": None,
+                        "failed": call.is_error or not call.answered,
+                    },
                 )
             )
     removed = Counter(c.noise_category for c in calls if c.noise_category)

@@ -96,10 +96,11 @@ def tool_entities(call: ToolCall) -> list[EntityRef]:
 
 
 def path_entities(path: str) -> list[EntityRef]:
-    return _unique(_path_pairs(path))
+    return _unique(list(_path_pairs(path)))
 
 
-def _path_pairs(path: str) -> list[Pair]:
+@lru_cache(maxsize=16384)  # recordings hit the same paths again and again
+def _path_pairs(path: str) -> tuple[Pair, ...]:
     """`/api/v1/channels/C01/messages/M9` -> channelId=C01, messageId=M9."""
     segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
     refs: list[Pair] = []
@@ -110,15 +111,24 @@ def _path_pairs(path: str) -> list[Pair]:
         slug = noun.endswith("s") and _SLUG.match(value) is not None and not value.endswith("s")
         if _IDISH.match(value) or slug:
             refs.append((canonical_key(_singular(noun).replace("-", "_") + "_id") or noun, value))
-    return refs
+    return tuple(refs)
+
+
+@lru_cache(maxsize=16384)
+def _query_pairs(query: str) -> tuple[Pair, ...]:
+    """Id-naming query parameters (`?channel_id=C01`): list pages repeat the same query."""
+    if not query:
+        return ()
+    return tuple(
+        (canonical, value)
+        for key, value in parse_qsl(query, keep_blank_values=True)
+        if value and (canonical := canonical_key(key))
+    )
 
 
 def http_entities(call: HttpCall) -> list[EntityRef]:
-    refs = _path_pairs(call.path)
-    for key, value in call.query:
-        canonical = canonical_key(key)
-        if canonical and value:
-            refs.append((canonical, value))
+    refs = list(_path_pairs(call.path))
+    refs += _query_pairs(call.query_string)
     body = call.request_body
     if body and call.request_body_encoding == "text" and body.lstrip()[:1] in ("{", "["):
         try:

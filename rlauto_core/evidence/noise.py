@@ -8,6 +8,7 @@ analytics beacons, preflights, 304s, websocket upgrades and page documents.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.recording import HttpCall, ToolCall
@@ -81,42 +82,65 @@ def http_noise_category(call: HttpCall) -> str | None:
     method = call.method.upper()
     if method == "OPTIONS":
         return "preflight"
-    if call.status == 304:
+    status = call.status
+    if status == 304:
         return "not_modified"
     url = call.url[:24].lower()  # the scheme is all the checks below need
-    if (
-        call.status == 101
-        or url.startswith(("ws://", "wss://"))
-        or (call.header("upgrade") or "").lower() == "websocket"
-    ):
+    if status == 101 or url.startswith(("ws://", "wss://")) or _upgrades_to_websocket(call):
         return "websocket"
     if url.startswith(("data:", "blob:", "chrome-extension:", "moz-extension:", "about:")):
         return "browser_internal"
-    by_type = _RESOURCE_TYPES.get((call.resource_type or "").lower())
-    if by_type:
-        return by_type
-    path = call.path.lower()
+    if call.resource_type:
+        by_type = _RESOURCE_TYPES.get(call.resource_type.lower())
+        if by_type:
+            return by_type
+    by_extension, static, analytics, beacon, auth = _by_location(call.host, call.path)
+    if by_extension:
+        return by_extension
+    if static and method == "GET":
+        return "static"
+    if analytics:
+        return "analytics"
+    if beacon and method == "POST" and status in (202, 204):
+        return "analytics"
+    if auth:
+        return "auth"
+    if method == "GET":
+        content_type = (call.header("content-type", response=True) or "").lower()
+        if content_type.startswith("image/"):
+            return "image"
+        if content_type.startswith(("video/", "audio/")):
+            return "media"
+        if content_type.startswith(("font/", "text/css")):
+            return "static"
+    return None
+
+
+def _upgrades_to_websocket(call: HttpCall) -> bool:
+    for name, value in call.request_headers:
+        if len(name) == 7 and name.lower() == "upgrade":
+            return value.lower() == "websocket"
+    return False
+
+
+@lru_cache(maxsize=16384)  # recordings repeat the same endpoints; the regexes were the filter's cost
+def _by_location(host: str, path: str) -> tuple[str | None, bool, bool, bool, bool]:
+    """What the host and path alone say: (category by file extension, a static-file extension,
+    analytics, a beacon path, an auth path)."""
+    path = path.lower()
     last = path.rsplit("/", 1)[-1]
     extension = last.rsplit(".", 1)[-1] if "." in last else ""
-    if extension in _IMAGE_EXT:
-        return "image"
-    if extension in _FONT_EXT:
-        return "font"
-    if extension in _MEDIA_EXT:
-        return "media"
-    if extension in _STATIC_EXT and method == "GET":
-        return "static"
-    if _ANALYTICS_HOST_RE.search(call.host.lower() + path) or _ANALYTICS_PATH.search(path):
-        return "analytics"
-    if method == "POST" and call.status in (202, 204) and _BEACON_PATH.search(path):
-        return "analytics"
-    if _AUTH_PATH.search(path):
-        return "auth"
-    content_type = (call.header("content-type", response=True) or "").lower()
-    if method == "GET" and content_type.startswith("image/"):
-        return "image"
-    if method == "GET" and content_type.startswith(("video/", "audio/")):
-        return "media"
-    if method == "GET" and content_type.startswith(("font/", "text/css")):
-        return "static"
-    return None
+    by_extension = (
+        "image" if extension in _IMAGE_EXT
+        else "font" if extension in _FONT_EXT
+        else "media" if extension in _MEDIA_EXT
+        else None
+    )  # fmt: skip
+    analytics = bool(_ANALYTICS_HOST_RE.search(host.lower() + path) or _ANALYTICS_PATH.search(path))
+    return (
+        by_extension,
+        extension in _STATIC_EXT,
+        analytics,
+        _BEACON_PATH.search(path) is not None,
+        _AUTH_PATH.search(path) is not None,
+    )

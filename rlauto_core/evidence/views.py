@@ -126,13 +126,13 @@ def _http_io(call: HttpCall, *, slim: bool, refs: frozenset[str] | None = None) 
     return {
         "url": redact_url(call.url),
         "request_headers": [
-            {"name": h.name, "value": redact_json({"name": h.name, "value": h.value})["value"]}
-            for h in call.request_headers
+            {"name": name, "value": redact_json({"name": name, "value": value})["value"]}
+            for name, value in call.request_headers
         ],
         "request_body": request_body,
         "response_headers": [
-            {"name": h.name, "value": redact_json({"name": h.name, "value": h.value})["value"]}
-            for h in call.response_headers
+            {"name": name, "value": redact_json({"name": name, "value": value})["value"]}
+            for name, value in call.response_headers
         ],
         "response_body": response_body,
         "started_at": call.started_at.isoformat() if call.started_at else None,

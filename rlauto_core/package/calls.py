@@ -29,7 +29,7 @@ def _body(text: str | None, encoding: str) -> Any:
 
 
 def _headers(headers: list[Header]) -> dict[str, str]:
-    return {h.name: h.value for h in headers}
+    return dict(headers)
 
 
 def api_call(call: Call, index: int) -> ApiCall:
@@ -91,7 +91,7 @@ def _text(body: Any) -> str | None:
 def _header_list(value: Any) -> list[Header]:
     if not isinstance(value, dict):
         return []
-    return [Header(name=str(k), value=str(v)) for k, v in value.items()]
+    return [(str(k), str(v)) for k, v in value.items()]
 
 
 def call_from_api_call(obj: ApiCall) -> Call:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from rlauto_core.package.models import Rubric, TaskPackage
-from rlauto_core.recording import DbDiff, Header, HttpCall, Mode, Recording, ToolCall
+from rlauto_core.recording import DbDiff, HttpCall, Mode, Recording, ToolCall
 
 
 def http(cid: str, method: str, url: str, status: int = 200, body: Any = None, response: Any = None) -> HttpCall:
@@ -15,7 +15,7 @@ def http(cid: str, method: str, url: str, status: int = 200, body: Any = None, r
         method=method,
         url=url,
         status=status,
-        request_headers=[Header(name="content-type", value="application/json")],
+        request_headers=[("content-type", "application/json")],
         request_body=json.dumps(body) if isinstance(body, dict | list) else body,
         response_body=json.dumps(response) if isinstance(response, dict | list) else response,
     )

@@ -56,7 +56,7 @@ def test_http_path_template_binds_named_segments() -> None:
 
 def test_form_bodies_are_fields_too() -> None:
     call = http("1", "POST", f"{BASE}/cards", body="title=Renew+domain&column=todo")
-    call.request_headers[0] = call.request_headers[0]._replace(value="application/x-www-form-urlencoded")
+    call.request_headers[0] = (call.request_headers[0][0], "application/x-www-form-urlencoded")
     assert run({"kind": "http_call", "request": {"title": "Renew domain", "column": "todo"}}, call)[0]
 
 

@@ -190,7 +190,7 @@ def redo(recording: Recording, plan: Plan, calls: list[Call]) -> list[Call]:
     out: list[Call] = []
     for number, call in enumerate([*plan.noise[:1], *kept, *plan.noise[1:]], start=1):
         started = call.started_at + timedelta(days=3, minutes=17) if call.started_at else None
-        headers = [h for h in getattr(call, "request_headers", []) if h.name.lower() == "content-type"]
+        headers = [h for h in getattr(call, "request_headers", []) if h[0].lower() == "content-type"]
         update: dict[str, Any] = {"id": f"a{number}", "started_at": started}
         if isinstance(call, HttpCall):
             update["request_headers"] = headers
@@ -205,10 +205,10 @@ def _echo_http(call: HttpCall) -> dict[str, Any]:
         "method": call.method,
         "url": call.url,
         "resourceType": call.resource_type or "fetch",
-        "requestHeaders": {h.name: h.value for h in call.request_headers},
+        "requestHeaders": dict(call.request_headers),
         "requestBody": call.request_body,
         "status": call.status,
-        "responseHeaders": {h.name: h.value for h in call.response_headers},
+        "responseHeaders": dict(call.response_headers),
         "responseBody": call.response_body,
     }
     if call.request_body_encoding == "base64":
