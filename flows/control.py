@@ -2,19 +2,49 @@
 
 "Judging" is a Running state with that name: the UI shows it while the judge runs. A stop is
 requested when this run or the batch above it is cancelling or cancelled.
+
+The synchronous helpers run in an item's worker thread and use the thread's one API client
+(`with_sync_client`); the batch, an async flow, asks through the flow run's own async client.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 from uuid import UUID
 
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.objects import StateType
+from prefect.context import FlowRunContext, SyncClientContext
 from prefect.runtime import flow_run as current_run
 from prefect.states import Running
 
+from rlauto_core.options import MAX_CONCURRENCY
+
 _STOPPING = {StateType.CANCELLING, StateType.CANCELLED}
+T = TypeVar("T")
+# Items run their synchronous steps in threads of their own: the event loop's default executor
+# has min(32, cores + 4) threads, six on a 2-core machine, which held a batch of concurrency 8
+# to six items at once. Two batches in one process may each fill it.
+_ITEM_THREADS = ThreadPoolExecutor(max_workers=2 * MAX_CONCURRENCY, thread_name_prefix="rlauto-item")
+
+
+async def in_item_thread(work: Callable[[], T]) -> T:
+    """Run an item's synchronous steps in an item thread, with this context and one API client."""
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(_ITEM_THREADS, context.run, with_sync_client, work)
+
+
+def with_sync_client(work: Callable[[], T]) -> T:
+    """Run `work` (in a worker thread) with one synchronous API client for everything it does:
+    its task runs, state changes and stop checks. Without it each of those opened a client of
+    its own, a TLS context and a CSRF round trip apiece."""
+    with SyncClientContext.get_or_create():
+        return work()
 
 
 def set_item_state(name: str) -> None:
@@ -26,16 +56,68 @@ def set_item_state(name: str) -> None:
         client.set_flow_run_state(UUID(str(run_id)), Running(name=name), force=True)
 
 
-def stop_checker(own: bool = False) -> Callable[[], bool]:
-    """A check that is True once the batch (the parent run, or this run when `own`) is cancelled."""
-    run_id = current_run.id if own else current_run.parent_flow_run_id
-    if not run_id:
-        return lambda: False
-    target = UUID(str(run_id))
+class BatchWatch:
+    """Whether the batch running in this process is being cancelled, polled in the background.
 
-    def stop_requested() -> bool:
-        with get_client(sync_client=True) as client:
-            state = client.read_flow_run(target).state
-        return state is not None and state.type in _STOPPING
+    The batch reads `stopping` before it starts an item, and its in-process items read it
+    between steps: one API read every `interval` seconds for the whole batch instead of one per
+    item and step (each read cost the Prefect server as much as a task run)."""
+
+    def __init__(self, run_id: str | None, interval: float = 2.0) -> None:
+        self.run_id = UUID(str(run_id)) if run_id else None
+        self.interval = interval
+        self.stopping = False
+
+    async def poll(self) -> None:
+        """Check now (the batch awaits this once before its first item), then every `interval`."""
+        if self.run_id is None:
+            return
+        async with get_client() as client:
+            state = (await client.read_flow_run(self.run_id)).state
+        self.stopping = self.stopping or (state is not None and state.type in _STOPPING)
+
+    def check(self, fresh: bool) -> bool:
+        """For an item's thread: the last answer, or (`fresh`) one asked now with its client."""
+        if fresh and not self.stopping and self.run_id is not None:
+            with get_client(sync_client=True) as client:
+                state = client.read_flow_run(self.run_id).state
+            self.stopping = state is not None and state.type in _STOPPING
+        return self.stopping
+
+    async def watch(self) -> None:
+        while not self.stopping:
+            await asyncio.sleep(self.interval)
+            with contextlib.suppress(Exception):  # a missed poll is retried; the batch goes on
+                await self.poll()
+
+
+_batch: contextvars.ContextVar[BatchWatch | None] = contextvars.ContextVar("rlauto-batch", default=None)
+
+
+def watching(watch: BatchWatch) -> None:
+    """Make `watch` the stop signal of the items this batch runs in this process."""
+    _batch.set(watch)
+
+
+def stop_checker() -> Callable[[bool], bool]:
+    """A check, for an item's thread, that is True once the batch above this run is cancelled.
+
+    In the batch's process it reads the batch's `BatchWatch` (asking the API itself only when
+    told `fresh`). Run by a worker through a deployment, it asks the API about the batch found
+    on the first check from the task run that stands for this run in its parent."""
+    watch = _batch.get()
+    if watch is not None:
+        return watch.check
+    context = FlowRunContext.get()
+    parent_task = context.flow_run.parent_task_run_id if context and context.flow_run else None
+    if parent_task is None:
+        return lambda fresh: False
+    remote = BatchWatch(None)
+
+    def stop_requested(fresh: bool) -> bool:
+        if remote.run_id is None:
+            with get_client(sync_client=True) as client:
+                remote.run_id = client.read_task_run(parent_task).flow_run_id
+        return remote.check(fresh=True)
 
     return stop_requested

@@ -31,13 +31,11 @@ from tasks.index_tasks import IndexExtras, index_item
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
 from tasks.models import ItemResult, IterationSummary, UploadRef
 from tasks.storage_io import (
-    copy_files,
     get_storage,
     persist_bytes,
-    persist_json,
     persist_snapshots,
     result_storage_for,
-    stage_upload,
+    stage_source,
 )
 
 
@@ -45,7 +43,8 @@ class ItemStopped(Exception):
     """The batch this item belongs to was cancelled: stop at the next step boundary."""
 
 
-StopCheck = Callable[[], bool]
+# the batch was cancelled? `fresh`: ask now rather than trust the last answer
+StopCheck = Callable[[bool], bool]
 StateHook = Callable[[str], None]
 
 
@@ -100,19 +99,19 @@ class ItemRun:
 
     def run(self) -> ItemResult:
         options = self.options
-        upload = stage_upload(
+        data, upload = stage_source(
             self.source, self.source_name, options.options_hash(), self.job_id, self.storage_url,
             self.settings.max_upload_mb,
         )  # fmt: skip
         self.upload = upload
         try:
-            self._check_stop()
-            recording = steps.parse(upload, options, self.storage_url, self.settings.max_upload_mb)
+            recording = steps.parse(upload, data, options, self.settings.max_upload_mb)
+            del data
             findings = steps.rules(recording, options)
             self.flags = findings.flags
             self.extras.mode = recording.mode.value
             self.extras.flags_json = json.dumps([f.model_dump(mode="json") for f in findings.flags])
-            self._check_stop()
+            self._check_stop(fresh=False)
             if analyzer_configured(self.settings, options) and not options.offline:
                 outcome = self._model_path(recording, findings)
             else:
@@ -179,8 +178,8 @@ class ItemRun:
             )
             iteration["n"] = record.iteration + 1
             iteration["started"] = time.perf_counter()
-            if not record.passed:
-                self._check_stop()
+            if not record.passed:  # another iteration is about to pay for model calls
+                self._check_stop(fresh=True)
 
         with open_clients(self.settings, self.options, gate=llm_gate(limit)) as clients:
             cached = ModelClients(
@@ -225,21 +224,16 @@ class ItemRun:
             message = "passed at iteration 1/1 (offline)" if passed else f"iterated 1/1, best {judge.total} (offline)"
         job, item = upload.job_id, upload.item_id
         best_paths = self.summaries[best - 1].paths if best <= len(self.summaries) else {}
-        copy_files(
-            self.storage_url, {path: layout.best_path(job, item, snapshot) for snapshot, path in best_paths.items()}
-        )  # type: ignore[arg-type]
+        best_copies = {path: layout.best_path(job, item, snapshot) for snapshot, path in best_paths.items()}  # type: ignore[arg-type]
         check = package.validation.self_check
         self.extras.instruction = package.task.instruction
         if check is not None:
             self.extras.golden_full_marks = check.golden_full_marks
             self.extras.empty_attempt_score = check.empty_attempt_score
             self.extras.mutants_total, self.extras.mutants_caught = check.mutants_total, check.mutants_caught
-        output_zip = None
-        if passed:
-            data = steps.export(upload, recording, package, self.options, self.storage_url)
-            output_zip = persist_bytes(self.storage_url, layout.output_zip_path(job, item), data)
-        else:
-            persist_bytes(self.storage_url, layout.error_path(job, item), f"{message}\n".encode())
+        output_zip = steps.export(
+            upload, recording, package, self.options, self.storage_url, best_copies, passed, message
+        )
         return self._record(
             status="completed" if passed else "failed",
             verdict=judge.verdict,
@@ -293,11 +287,9 @@ class ItemRun:
             flow_run_id=self.flow_run_id,
             duration_ms=(time.perf_counter() - self.clock) * 1000,
         )
-        # item.json last: its presence means every other file of the item is in place
-        persist_json(self.storage_url, layout.item_outcome_path(upload.job_id, upload.item_id), result)
-        index_item(result, self.extras)
+        index_item(result, self.extras)  # then item.json, last: the item is complete
         return result
 
-    def _check_stop(self) -> None:
-        if self.stop_requested():
+    def _check_stop(self, *, fresh: bool) -> None:
+        if self.stop_requested(fresh):
             raise ItemStopped("the batch was cancelled")

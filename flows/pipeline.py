@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -73,10 +74,10 @@ async def package_recording(
     )
     try:
         # the steps are synchronous; a thread keeps this run's event loop free for its siblings
-        result = await asyncio.to_thread(run.run)
+        result = await control.in_item_thread(run.run)
     except ItemStopped as exc:
         return Cancelled(message=f"stopped: {exc}")  # type: ignore[return-value]
-    await asyncio.to_thread(item_artifacts, result, run.flags)
+    await item_artifacts(result, run.flags)
     if result.status != "completed":
         return Failed(message=f"{result.source_name}: {result.error}", data=result)  # type: ignore[return-value]
     return result
@@ -163,22 +164,25 @@ async def package_batch(
     if not uploads:
         raise ConfigError("the batch names no recording")
     job = uploads[0].job_id
-    # artifact helpers are synchronous; from an async flow they run in a thread
-    progress = await asyncio.to_thread(start_progress, job, len(uploads))
+    progress = await start_progress(job, len(uploads))
     results: dict[str, ItemResult] = {}
-    stop = control.stop_checker(own=True)
+    watch = control.BatchWatch(str(current_run.id) if current_run.id else None)
+    control.watching(watch)
+    await watch.poll()
+    watcher = asyncio.create_task(watch.watch())
     semaphore = asyncio.Semaphore(concurrency)
-    cancelled = False
+    shown = {"done": 0, "at": 0.0}
 
     async def done(result: ItemResult) -> None:
         results[result.item_id] = result
-        await asyncio.to_thread(update_progress, progress, len(results), len(uploads))
+        # at most one progress update a second (each is an API write); the last one always
+        if len(results) == len(uploads) or time.monotonic() - shown["at"] >= 1.0:
+            shown["done"], shown["at"] = len(results), time.monotonic()
+            await update_progress(progress, len(results), len(uploads))
 
     async def one(upload: UploadRef) -> None:
-        nonlocal cancelled
         async with semaphore:
-            if cancelled or await asyncio.to_thread(stop):
-                cancelled = True
+            if watch.stopping:
                 return
             earlier = await asyncio.to_thread(read_item_outcome, url, job, upload.item_id)
             if earlier is not None and earlier.status == "completed":
@@ -187,11 +191,17 @@ async def package_batch(
             state = await _run_child(upload, options, url, via_deployment)
             await done(await asyncio.to_thread(_outcome_after, upload, state, url))
 
-    await asyncio.gather(*(one(u) for u in uploads))
+    try:
+        await asyncio.gather(*(one(u) for u in uploads))
+    finally:
+        watcher.cancel()
+    cancelled = len(results) < len(uploads)  # a stop left some items unstarted
+    if shown["done"] != len(results):
+        await update_progress(progress, len(results), len(uploads))
     items = [results.get(u.item_id) or _outcome_after(u, None, url) for u in uploads]
     bundle = await asyncio.to_thread(bundle_all_results, url, job, items)
     storage = get_storage(url)
-    await asyncio.to_thread(batch_summary, job, items, storage.uri(bundle) if bundle else None)
+    await batch_summary(job, items, storage.uri(bundle) if bundle else None)
     result = BatchResult(
         job_id=job,
         status="cancelled" if cancelled else "completed",

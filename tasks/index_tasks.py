@@ -12,9 +12,10 @@ from pydantic import BaseModel
 from rlauto_core.index_schema import DIMENSION_COLUMNS
 from rlauto_core.index_writer import ItemRow, IterationRow, append_item
 from rlauto_core.judge import Dimension
+from rlauto_core.storage_layout import item_outcome_path
 from tasks.models import ItemResult
 from tasks.retry import retry_on_transient_error
-from tasks.storage_io import get_storage
+from tasks.storage_io import get_storage, json_bytes
 
 # judge dimension name -> index column, in the same order
 COLUMN_OF = dict(zip((d.value for d in Dimension), DIMENSION_COLUMNS, strict=True))
@@ -44,6 +45,9 @@ class IndexExtras(BaseModel):
     retry_condition_fn=retry_on_transient_error,
 )
 def index_item(result: ItemResult, extras: IndexExtras) -> list[str]:
+    """The item's index rows, then its `item.json`: the file whose presence says every other
+    file of the item is in place (a crash between the two re-runs the item, and index readers
+    keep the newest row)."""
     tokens_prompt = sum(i.tokens_prompt for i in result.iterations)
     tokens_completion = sum(i.tokens_completion for i in result.iterations)
     item = ItemRow(
@@ -102,4 +106,8 @@ def index_item(result: ItemResult, extras: IndexExtras) -> list[str]:
         )
         for it in result.iterations
     ]
-    return append_item(get_storage(result.storage_url), item, iterations)
+    storage = get_storage(result.storage_url)
+    written = append_item(storage, item, iterations)
+    outcome = item_outcome_path(result.job_id, result.item_id)
+    storage.write_bytes(outcome, json_bytes(result))
+    return [*written, outcome]

@@ -14,6 +14,7 @@ from prefect import task
 from prefect.cache_policies import NONE as NO_CACHE
 from pydantic import BaseModel, Field
 
+from rlauto_core import storage_layout as layout
 from rlauto_core.analyzer_offline import analyze_offline
 from rlauto_core.evidence import build_evidence, slim_evidence
 from rlauto_core.evidence.models import Evidence
@@ -30,6 +31,7 @@ from rlauto_core.rules.flags import Flag
 from rlauto_core.selfcheck import self_check
 from rlauto_core.validator import validate
 from tasks.models import UploadRef
+from tasks.retry import retry_on_transient_error
 from tasks.storage_io import get_storage
 
 _PLAIN = {"cache_policy": NO_CACHE, "persist_result": False, "result_serializer": "json"}
@@ -43,8 +45,8 @@ class Findings(BaseModel):
 
 
 @task(name="parse", task_run_name="parse-{upload.source_name}", **_PLAIN)
-def parse(upload: UploadRef, options: RunOptions, storage_url: str, max_upload_mb: int) -> Recording:
-    data = get_storage(storage_url).read_bytes(upload.upload_path)
+def parse(upload: UploadRef, data: bytes, options: RunOptions, max_upload_mb: int) -> Recording:
+    """The recording's bytes (as staged) -> a Recording; a bad file is a RecordingError."""
     return import_bytes(data, upload.source_name, options.requested_mode, max_upload_mb)
 
 
@@ -104,12 +106,35 @@ def slim_view(recording: Recording, findings: Findings) -> dict[str, object]:
     }
 
 
-@task(name="export", task_run_name="export-{upload.source_name}", **_PLAIN)
+@task(
+    name="export",
+    task_run_name="export-{upload.source_name}",
+    cache_policy=NO_CACHE,
+    persist_result=False,
+    retries=2,
+    retry_delay_seconds=[2, 5],
+    retry_condition_fn=retry_on_transient_error,
+)
 def export(
-    upload: UploadRef, recording: Recording, package: TaskPackage, options: RunOptions, storage_url: str
-) -> bytes:
-    """The output ZIP's bytes: the recording as uploaded, task.json rewritten (formats.md section 2)."""
+    upload: UploadRef,
+    recording: Recording,
+    package: TaskPackage,
+    options: RunOptions,
+    storage_url: str,
+    best: dict[str, str],
+    passed: bool,
+    message: str,
+) -> str | None:
+    """The item's final files: the best iteration's snapshots copied to `best/`, then
+    `output.zip` (the recording as uploaded, task.json rewritten; formats.md section 2) when it
+    passed, else `error.txt` with why. Returns the output.zip path, or None."""
     storage = get_storage(storage_url)
+    for source, target in best.items():
+        storage.write_bytes(target, storage.read_bytes(source))
+    job, item = upload.job_id, upload.item_id
+    if not passed:
+        storage.write_bytes(layout.error_path(job, item), f"{message}\n".encode())
+        return None
     with tempfile.TemporaryDirectory(prefix="rlauto-export-") as tmp:
         source = Path(tmp) / "in" / (Path(upload.source_name).name or "recording.zip")
         source.parent.mkdir()
@@ -121,4 +146,6 @@ def export(
             root_prefix=recording.root_prefix,
             redact_secrets=options.redact_secrets,
         )
-        return written.read_bytes()
+        path = layout.output_zip_path(job, item)
+        storage.write_bytes(path, written.read_bytes())  # atomic: never a partial output.zip
+        return path

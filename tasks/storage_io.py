@@ -83,10 +83,14 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@task(name="stage-upload", task_run_name="stage-{source_name}", **_IO)
-def stage_upload(
+def stage_source(
     source: str, source_name: str, options_hash: str, job_id: str | None, storage_url: str, max_upload_mb: int
-) -> UploadRef:
+) -> tuple[bytes, UploadRef]:
+    """Copy a recording into `uploads/{job}/{item}.zip` (once) and return its bytes and where it is.
+
+    A plain function, not a task: it runs first in every item, before parse, and a task run of
+    its own cost the Prefect server more than the copy (bench_orchestration); storage errors are
+    retried inside `FsspecStorage`."""
     data = read_source(source, max_upload_mb)
     sha = sha256_of(data)
     item = layout.item_id(sha, options_hash)
@@ -95,7 +99,7 @@ def stage_upload(
     storage = get_storage(storage_url)
     if not storage.exists(path):
         storage.write_bytes(path, data)
-    return UploadRef(
+    return data, UploadRef(
         job_id=job,
         item_id=item,
         source=source,
@@ -126,14 +130,6 @@ def persist_snapshots(storage_url: str, files: dict[str, BaseModel | dict[str, A
     for path, model in files.items():
         storage.write_bytes(path, json_bytes(model))
     return list(files)
-
-
-@task(name="copy-best", **_IO)
-def copy_files(storage_url: str, sources_to_targets: dict[str, str]) -> list[str]:
-    storage = get_storage(storage_url)
-    for source, target in sources_to_targets.items():
-        storage.write_bytes(target, storage.read_bytes(source))
-    return list(sources_to_targets.values())
 
 
 @task(name="persist-bytes", task_run_name="persist-{path}", **_IO)
