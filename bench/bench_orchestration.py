@@ -5,6 +5,11 @@ answer) with the same concurrency, in one run. Prints the wall-time ratio (targe
 Prefect server start-up on its own line (excluded), and the re-run ratio (target <= 0.10 of the
 first run, 0 model calls).
 
+It also prints Prefect's floor on the same server in the same run: a batch flow with the same
+number of child flow runs, each running as many task runs as a packaged item does, doing
+nothing but wait as long as the item's model calls. No orchestration of this shape can beat it;
+`package_batch / floor` is what the pipeline adds on top of Prefect itself.
+
     python -m bench.bench_orchestration [--recordings 100] [--latency 0.3] [--concurrency 8] [--sqlite]
 
 The Prefect server runs on the machine's PostgreSQL (a fresh database, dropped after) unless --sqlite.
@@ -86,6 +91,42 @@ def orchestrated(files: list[Path], concurrency: int, storage_url: str) -> tuple
     return elapsed, sum(i.reused for i in batch.items)
 
 
+def floor(count: int, tasks_per_item: int, wait: float, concurrency: int) -> float:
+    """Prefect alone: `count` child flow runs of `tasks_per_item` no-op task runs and `wait` seconds."""
+    from prefect import flow, task
+    from prefect.cache_policies import NONE
+
+    from flows.control import in_item_thread
+
+    @task(name="floor-step", cache_policy=NONE, persist_result=False)
+    def step(n: int) -> int:
+        return n
+
+    def body() -> None:
+        for n in range(tasks_per_item):
+            step(n)
+        time.sleep(wait)
+
+    @flow(name="floor-item", persist_result=False)
+    async def item(n: int) -> int:
+        await in_item_thread(body)
+        return n
+
+    @flow(name="floor-batch", persist_result=False)
+    async def batch() -> None:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(n: int) -> None:
+            async with gate:
+                await item(n)
+
+        await asyncio.gather(*(one(n) for n in range(count)))
+
+    started = time.perf_counter()
+    asyncio.run(batch())
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--recordings", type=int, default=100)
@@ -116,15 +157,22 @@ def main() -> None:
             os.environ.update(prefect_env(api_url, root / "prefect"))
             first, _ = orchestrated(files, args.concurrency, (root / "store").as_uri())
             first_calls = len(fake.requests())
+            # per item: parse, rules, persist (one iteration), export, index, and one per model call
+            tasks_per_item = 5 + round(first_calls / len(files))
             fake.reset()
             again, reused = orchestrated(files, args.concurrency, (root / "store").as_uri())
             again_calls = len(fake.requests())
+            least = floor(len(files), tasks_per_item, args.latency * first_calls / len(files), args.concurrency)
         if database:
             subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--force", database], check=False)
     print(f"recordings={args.recordings} latency={args.latency}s concurrency={args.concurrency}")
     print(f"baseline asyncio: {base:.1f} s ({base_calls} model calls)")
     print(f"package_batch:    {first:.1f} s ({first_calls} model calls)")
     print(f"ratio package_batch / baseline: {first / base:.2f} (target <= 1.15)")
+    print(
+        f"prefect floor: {least:.1f} s ({len(files)} child flow runs x {tasks_per_item} no-op task runs "
+        f"+ the same model wait), {least / base:.2f} x baseline; package_batch / floor: {first / least:.2f}"
+    )
     print(f"re-run: {again:.1f} s, {again_calls} model calls, {reused} items reused")
     print(f"re-run ratio: {again / first:.2f} of the first run (target <= 0.10)")
 

@@ -12,6 +12,11 @@ __all__ = ["package_batch", "package_recording", "polish", "scan_inbox"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
+        # before Prefect reads its settings: the local stack if one is up, else ephemeral
+        # mode with a start-up timeout that a small machine meets
+        from flows import runtime
+
+        runtime.configure()
         from flows import pipeline
 
         return getattr(pipeline, name)

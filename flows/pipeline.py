@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from prefect import flow, get_run_logger, tags, task
 from prefect.cache_policies import NONE as NO_CACHE
+from prefect.context import SyncClientContext
 from prefect.runtime import flow_run as current_run
 from prefect.states import Cancelled, Failed, State
 from pydantic import Field
@@ -192,7 +193,10 @@ async def package_batch(
             await done(await asyncio.to_thread(_outcome_after, upload, state, url))
 
     try:
-        await asyncio.gather(*(one(u) for u in uploads))
+        # one synchronous API client for all the items' threads (httpx clients may be shared
+        # between threads): a client apiece cost each item a TLS context and a CSRF round trip
+        with SyncClientContext.get_or_create():
+            await asyncio.gather(*(one(u) for u in uploads))
     finally:
         watcher.cancel()
     cancelled = len(results) < len(uploads)  # a stop left some items unstarted

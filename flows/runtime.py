@@ -12,7 +12,10 @@ from rlauto_core.settings import default_storage_url
 
 
 def data_dir() -> Path:
-    """`.data/` next to the default storage folder (the project's data directory)."""
+    """Where `rlauto up` keeps its server database, logs and `stack.json`: RLAUTO_DATA_DIR, else
+    `.data/` next to the default storage folder (the project's data directory)."""
+    if os.environ.get("RLAUTO_DATA_DIR"):
+        return Path(os.environ["RLAUTO_DATA_DIR"])
     return Path(default_storage_url().removeprefix("file://")).parent
 
 

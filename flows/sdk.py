@@ -62,6 +62,7 @@ def where(batch: BatchResult) -> dict[str, str | None]:
     """Where a user finds the results: packages, the index, the bundle and the UI."""
     base = batch.storage_url.rstrip("/")
     return {
+        "job": batch.job_id,
         "packages": f"{base}/exports/{batch.job_id}/",
         "all_results": f"{base}/{batch.all_results_path}" if batch.all_results_path else None,
         "index": f"{base}/index/",

@@ -24,6 +24,11 @@ app = typer.Typer(
 @app.callback()
 def _root() -> None:
     """Turn recordings of computer tasks into executable RL task packages."""
+    from flows import runtime
+
+    # before any command imports Prefect: the local stack when `rlauto up` runs, else what
+    # PREFECT_API_URL says, else ephemeral mode with a start-up timeout a small machine meets
+    runtime.configure()
 
 
 def fail(error: RlautoError | str) -> NoReturn:

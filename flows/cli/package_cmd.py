@@ -81,7 +81,7 @@ def package_command(
 
     copied = {Path(p).name: p for p in copy_packages(batch, out)}
     outcomes = [{**_outcome(item, batch, copied), "analyzer": analyzer} for item in batch.items]
-    outcomes += [{"source": m, "status": "error", "verdict": None, "total_score": None, "package_path": None,
+    outcomes += [{"source": m, "job_id": batch.job_id, "status": "error", "verdict": None, "total_score": None, "package_path": None,
                   "self_check": None, "error": f"{m}: no such file", "analyzer": analyzer} for m in missing]  # fmt: skip
     for outcome in outcomes:
         if outcome["status"] == "error":
@@ -223,6 +223,7 @@ def _outcome(item: ItemResult, batch: BatchResult, copied: dict[str, Path]) -> d
     local = copied.get(package_file_name(item.source_name))
     return {
         "source": item.source,
+        "job_id": batch.job_id,
         "status": status,
         "verdict": item.verdict,
         "total_score": item.total_score,
@@ -269,6 +270,7 @@ def _summary(outcomes: list[dict[str, Any]], places: dict[str, str | None], out:
         table.add_row(Path(o["source"]).name, o["status"], judge, checked, package)
     console = Console()
     console.print(table)
+    console.print(f"job:      {places['job']}  (rlauto status {places['job']})")
     console.print(f"packages: {out.resolve()}  (all snapshots: {places['packages']})")
     console.print(f"index:    {places['index']}")
     if places.get("all_results"):

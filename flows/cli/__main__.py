@@ -1,0 +1,5 @@
+"""`python -m flows.cli` is `rlauto`."""
+
+from flows.cli import main
+
+main()
