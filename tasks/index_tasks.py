@@ -6,7 +6,6 @@ import json
 from datetime import UTC, datetime
 
 from prefect import task
-from prefect.cache_policies import NONE as NO_CACHE
 from pydantic import BaseModel
 
 from rlauto_core.index_schema import DIMENSION_COLUMNS
@@ -14,7 +13,7 @@ from rlauto_core.index_writer import ItemRow, IterationRow, append_item
 from rlauto_core.judge import Dimension
 from rlauto_core.storage_layout import item_outcome_path
 from tasks.models import ItemResult
-from tasks.retry import retry_on_transient_error
+from tasks.retry import STORAGE_WRITE
 from tasks.storage_io import get_storage, json_bytes
 
 # judge dimension name -> index column, in the same order
@@ -36,14 +35,7 @@ class IndexExtras(BaseModel):
     started_at: datetime
 
 
-@task(
-    name="index",
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    retries=2,
-    retry_delay_seconds=[2, 5],
-    retry_condition_fn=retry_on_transient_error,
-)
+@task(name="index", **STORAGE_WRITE)
 def index_item(result: ItemResult, extras: IndexExtras) -> list[str]:
     """The item's index rows, then its `item.json`: the file whose presence says every other
     file of the item is in place (a crash between the two re-runs the item, and index readers

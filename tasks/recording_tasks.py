@@ -31,7 +31,7 @@ from rlauto_core.rules.flags import Flag
 from rlauto_core.selfcheck import self_check
 from rlauto_core.validator import validate
 from tasks.models import UploadRef
-from tasks.retry import retry_on_transient_error
+from tasks.retry import STORAGE_WRITE
 from tasks.storage_io import get_storage
 
 _PLAIN = {"cache_policy": NO_CACHE, "persist_result": False, "result_serializer": "json"}
@@ -106,15 +106,7 @@ def slim_view(recording: Recording, findings: Findings) -> dict[str, object]:
     }
 
 
-@task(
-    name="export",
-    task_run_name="export-{upload.source_name}",
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    retries=2,
-    retry_delay_seconds=[2, 5],
-    retry_condition_fn=retry_on_transient_error,
-)
+@task(name="export", task_run_name="export-{upload.source_name}", **STORAGE_WRITE)
 def export(
     upload: UploadRef,
     recording: Recording,

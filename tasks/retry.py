@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from prefect.cache_policies import NONE as NO_CACHE
+
 from rlauto_core.storage import is_transient_storage_error
 
 # Literal delays (seconds) shared by every retried task.
@@ -24,3 +26,14 @@ def retry_on_transient_error(task: Any, task_run: Any, state: Any) -> bool:
     except Exception as exc:
         return _is_transient(exc)
     return False
+
+
+# The options of every task that writes to storage: nothing cached or persisted (the storage
+# is the record), retried on transient errors only.
+STORAGE_WRITE: dict[str, Any] = {
+    "cache_policy": NO_CACHE,
+    "persist_result": False,
+    "retries": 2,
+    "retry_delay_seconds": [2, 5],
+    "retry_condition_fn": retry_on_transient_error,
+}

@@ -16,7 +16,6 @@ from typing import Any
 
 import fsspec
 from prefect import task
-from prefect.cache_policies import NONE as NO_CACHE
 from pydantic import BaseModel
 
 from rlauto_core import storage_layout as layout
@@ -24,15 +23,7 @@ from rlauto_core.errors import RecordingError
 from rlauto_core.settings import Settings
 from rlauto_core.storage import FsspecStorage, open_storage, with_storage_retry
 from tasks.models import ItemResult, UploadRef
-from tasks.retry import retry_on_transient_error
-
-_IO = {
-    "cache_policy": NO_CACHE,
-    "persist_result": False,
-    "retries": 2,
-    "retry_delay_seconds": [2, 5],
-    "retry_condition_fn": retry_on_transient_error,
-}
+from tasks.retry import STORAGE_WRITE
 
 
 def storage_url_or_default(url: str | None) -> str:
@@ -117,13 +108,7 @@ def json_bytes(model: BaseModel | dict[str, Any] | list[Any]) -> bytes:
     return json.dumps(model, indent=2, ensure_ascii=False, default=str).encode()
 
 
-@task(name="persist", task_run_name="persist-{path}", **_IO)
-def persist_json(storage_url: str, path: str, model: BaseModel | dict[str, Any] | list[Any]) -> str:
-    get_storage(storage_url).write_bytes(path, json_bytes(model))
-    return path
-
-
-@task(name="persist-snapshots", **_IO)
+@task(name="persist-snapshots", **STORAGE_WRITE)
 def persist_snapshots(storage_url: str, files: dict[str, BaseModel | dict[str, Any]]) -> list[str]:
     """One iteration's snapshots in one task (each file still written atomically)."""
     storage = get_storage(storage_url)
@@ -132,7 +117,7 @@ def persist_snapshots(storage_url: str, files: dict[str, BaseModel | dict[str, A
     return list(files)
 
 
-@task(name="persist-bytes", task_run_name="persist-{path}", **_IO)
+@task(name="persist-bytes", task_run_name="persist-{path}", **STORAGE_WRITE)
 def persist_bytes(storage_url: str, path: str, data: bytes) -> str:
     get_storage(storage_url).write_bytes(path, data)
     return path
@@ -146,7 +131,7 @@ def read_item_outcome(storage_url: str, job_id: str, item_id: str) -> ItemResult
     return ItemResult.model_validate_json(storage.read_bytes(path))
 
 
-@task(name="bundle-all-results", **_IO)
+@task(name="bundle-all-results", **STORAGE_WRITE)
 def bundle_all_results(storage_url: str, job_id: str, items: list[ItemResult]) -> str | None:
     """`all-results-<job>.zip`: every passing item's package ZIP, named after its recording."""
     storage = get_storage(storage_url)
