@@ -73,8 +73,9 @@ def test_sdk_in_a_notebook_with_nothing_started(tmp_path: Path) -> None:
 def test_readme_main_job_on_the_embedded_default(tmp_path: Path) -> None:
     """The README's first command, minus the install: every example packaged by the offline
     analyzer through ephemeral Prefect, and where to find packages, index and UI printed."""
+    # run from a folder of the test's own: the packages land in ./task-packages/ as for a user
     done = subprocess.run(
-        [*RLAUTO, "package", str(EXAMPLES)], cwd=REPO_ROOT, env=clean_env(tmp_path), capture_output=True, text=True,
+        [*RLAUTO, "package", str(EXAMPLES)], cwd=tmp_path, env=clean_env(tmp_path), capture_output=True, text=True,
         timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -83,6 +84,7 @@ def test_readme_main_job_on_the_embedded_default(tmp_path: Path) -> None:
     for where in ("packages", "index"):
         assert f"{where}:" in done.stdout.lower(), done.stdout[-1500:]
     assert len(list((tmp_path / "store" / "exports").glob("*/*/output.zip"))) == 7
+    assert len(list((tmp_path / "task-packages").glob("*.task-package.zip"))) == 7
 
 
 @pytest.fixture
@@ -125,7 +127,7 @@ def test_up_package_status_down(tmp_path: Path, stack_env: dict[str, str]) -> No
         assert again.returncode != 0 and "already up" in again.stderr
 
         package = subprocess.run(
-            [*RLAUTO, "package", str(EXAMPLES / "shop_checkout.zip"), "--json"],
+            [*RLAUTO, "package", str(EXAMPLES / "shop_checkout.zip"), "--json", "--out", str(tmp_path / "out")],
             cwd=REPO_ROOT, env=stack_env, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
         assert package.returncode == 0, package.stderr[-3000:]

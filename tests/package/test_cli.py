@@ -22,6 +22,7 @@ def _pipeline(prefect_api_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     """`rlauto package` runs the package-batch flow: on the session's Prefect server, storage in tmp."""
     monkeypatch.setenv("RLAUTO_STORAGE_URL", str(tmp_path / "storage"))
     monkeypatch.delenv("DEFAULT_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # the default --out ./task-packages lands here, not in the checkout
 
 
 def test_package_json_lists_every_example(tmp_path: Path) -> None:
