@@ -13,11 +13,11 @@ import threading
 from pydantic import BaseModel
 
 from flows import runtime
-from flows.sources import expand_sources, stage
+from flows.sources import expand_sources
 from rlauto_core import storage_layout as layout
 from rlauto_core.options import RunOptions
 from rlauto_core.settings import Settings
-from tasks.storage_io import get_storage, storage_url_or_default
+from tasks.storage_io import stage, storage_url_or_default
 
 PACKAGE_BATCH_DEPLOYMENT = "package-batch/package-batch"
 
@@ -29,12 +29,11 @@ class LaunchedRun(BaseModel):
     via: str  # "deployment" | "in-process"
 
 
-def planned_job_id(sources: list[str], options: RunOptions, storage_url: str) -> str:
+def planned_job_id(sources: list[str], options: RunOptions) -> str:
     """The job id the batch will use: stable for the same recordings and options."""
     settings = Settings()
-    storage = get_storage(storage_url)
     files = expand_sources(sources, settings.max_batch_files)
-    items = [stage(f, storage, options.options_hash(), settings.max_upload_mb)[1].item_id for f in files]
+    items = [stage(f, options.options_hash(), settings.max_upload_mb)[1].item_id for f in files]
     return layout.batch_job_id(items)
 
 
@@ -48,7 +47,7 @@ def launch_batch(
     runtime.configure()
     options = options or RunOptions()
     url = storage_url_or_default(storage_url)
-    job = layout.safe_job_id(job_id) if job_id else planned_job_id(sources, options, url)
+    job = layout.safe_job_id(job_id) if job_id else planned_job_id(sources, options)
     parameters = {
         "sources": sources,
         "options": options.model_dump(mode="json", exclude={"api_key"}),

@@ -24,7 +24,7 @@ from pydantic import Field
 from flows import control
 from flows.item import ItemRun, ItemStopped
 from flows.reporting import batch_summary, item_artifacts, start_progress, update_progress
-from flows.sources import expand_sources, stage
+from flows.sources import expand_sources
 from rlauto_core import storage_layout as layout
 from rlauto_core.errors import ConfigError, RecordingError
 from rlauto_core.llm.factory import http_client
@@ -38,8 +38,10 @@ from tasks.models import BatchResult, ItemResult, PolishResult, UploadRef
 from tasks.storage_io import (
     bundle_all_results,
     get_storage,
+    put_upload,
     read_item_outcome,
     source_name_of,
+    stage,
     storage_url_or_default,
 )
 
@@ -90,15 +92,9 @@ def stage_uploads(
 ) -> list[UploadRef]:
     """Copy every recording into `uploads/{job}/{item}.zip`, so any worker can read it."""
     storage = get_storage(storage_url)
-    staged = [stage(s, storage, options_hash, max_upload_mb) for s in sources]
+    staged = [stage(s, options_hash, max_upload_mb) for s in sources]
     job = layout.safe_job_id(job_id) if job_id else layout.batch_job_id([u.item_id for _, u in staged])
-    uploads: list[UploadRef] = []
-    for data, ref in staged:
-        path = layout.upload_path(job, ref.item_id)
-        if not storage.exists(path):
-            storage.write_bytes(path, data)
-        uploads.append(ref.model_copy(update={"job_id": job, "upload_path": path}))
-    return uploads
+    return [put_upload(storage, data, ref, job) for data, ref in staged]
 
 
 async def _run_child(upload: UploadRef, options: RunOptions, storage_url: str, via_deployment: str | None) -> State:
@@ -233,7 +229,7 @@ def claim_inbox(inbox_url: str, options_hash: str, storage_url: str, max_files: 
     for source in candidates:
         if len(claimed) >= max_files:
             break  # the rest waits for the next scan
-        _, ref = stage(source, storage, options_hash, max_upload_mb)
+        _, ref = stage(source, options_hash, max_upload_mb)
         marker = json.dumps(
             {"source": source, "flow_run_id": str(current_run.id), "claimed_at": datetime.now(UTC).isoformat()}
         ).encode()

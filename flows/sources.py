@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import fsspec
 
-from rlauto_core import storage_layout as layout
 from rlauto_core.errors import ConfigError, RecordingError
-from rlauto_core.storage import FsspecStorage
-from tasks.models import UploadRef
-from tasks.storage_io import read_source, source_name_of
 
 RECORDING_SUFFIXES = (".zip", ".har")
 _GLOB_CHARS = "*?["
@@ -43,20 +37,3 @@ def expand_sources(sources: list[str], max_files: int) -> list[str]:
     if len(unique) > max_files:
         raise ConfigError(f"the batch names {len(unique)} recordings; at most MAX_BATCH_FILES={max_files} per batch")
     return unique
-
-
-def stage(source: str, storage: FsspecStorage, options_hash: str, max_upload_mb: int) -> tuple[bytes, UploadRef]:
-    """Read one source and describe its upload; the job id is filled in by the caller."""
-    data = read_source(source, max_upload_mb)
-    sha = hashlib.sha256(data).hexdigest()
-    item = layout.item_id(sha, options_hash)
-    return data, UploadRef(
-        job_id="",
-        item_id=item,
-        source=source,
-        source_name=source_name_of(source),
-        source_sha256=sha,
-        options_hash=options_hash,
-        size=len(data),
-        upload_path="",
-    )

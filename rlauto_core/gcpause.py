@@ -11,6 +11,8 @@ generations (half a second on the benchmark, paid by whatever runs next). So the
 ends with `gc.freeze()`: what exists then is left out of cycle collection (reference counting
 still frees it as usual) until the next pause begins with `gc.unfreeze()`, which hands it back
 to the oldest generation. Cyclic garbage can wait at most one recording for its collection.
+When something else in the process froze objects of its own (a pre-fork server does), the
+pause neither freezes nor thaws: those are not ours to hand back.
 
 Pauses nest and may overlap across threads (a worker runs several items at once): automatic
 collection is re-enabled only when the last one ends, and only if it was on before the first.
@@ -26,16 +28,19 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
+_froze = False  # the permanent generation holds what our last pause froze (and nobody else's)
 
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    global _depth, _was_enabled
+    global _depth, _was_enabled, _froze
     with _lock:
         if _depth == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
-            gc.unfreeze()
+            if _froze:
+                gc.unfreeze()
+                _froze = False
         _depth += 1
     try:
         yield
@@ -43,5 +48,7 @@ def gc_paused() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _was_enabled:
-                gc.freeze()
+                if not gc.get_freeze_count():  # objects someone else froze are theirs to thaw
+                    gc.freeze()
+                    _froze = True
                 gc.enable()

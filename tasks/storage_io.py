@@ -74,6 +74,25 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def stage(
+    source: str, options_hash: str, max_upload_mb: int, source_name: str | None = None
+) -> tuple[bytes, UploadRef]:
+    """Read one source and describe its upload (content-derived item id); the caller fills in
+    the job and, once written, the upload path."""
+    data = read_source(source, max_upload_mb)
+    sha = sha256_of(data)
+    return data, UploadRef(
+        job_id="",
+        item_id=layout.item_id(sha, options_hash),
+        source=source,
+        source_name=source_name or source_name_of(source),
+        source_sha256=sha,
+        options_hash=options_hash,
+        size=len(data),
+        upload_path="",
+    )
+
+
 def stage_source(
     source: str, source_name: str, options_hash: str, job_id: str | None, storage_url: str, max_upload_mb: int
 ) -> tuple[bytes, UploadRef]:
@@ -82,24 +101,16 @@ def stage_source(
     A plain function, not a task: it runs first in every item, before parse, and a task run of
     its own cost the Prefect server more than the copy (bench_orchestration); storage errors are
     retried inside `FsspecStorage`."""
-    data = read_source(source, max_upload_mb)
-    sha = sha256_of(data)
-    item = layout.item_id(sha, options_hash)
-    job = job_id or layout.batch_job_id([item])
-    path = layout.upload_path(job, item)
-    storage = get_storage(storage_url)
+    data, ref = stage(source, options_hash, max_upload_mb, source_name)
+    return data, put_upload(get_storage(storage_url), data, ref, job_id or layout.batch_job_id([ref.item_id]))
+
+
+def put_upload(storage: FsspecStorage, data: bytes, ref: UploadRef, job_id: str) -> UploadRef:
+    """Write `uploads/{job}/{item}.zip` unless it is there (content-addressed) and say where."""
+    path = layout.upload_path(job_id, ref.item_id)
     if not storage.exists(path):
         storage.write_bytes(path, data)
-    return data, UploadRef(
-        job_id=job,
-        item_id=item,
-        source=source,
-        source_name=source_name,
-        source_sha256=sha,
-        options_hash=options_hash,
-        size=len(data),
-        upload_path=path,
-    )
+    return ref.model_copy(update={"job_id": job_id, "upload_path": path})
 
 
 def json_bytes(model: BaseModel | dict[str, Any] | list[Any]) -> bytes:

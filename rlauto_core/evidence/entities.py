@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl
@@ -85,7 +86,7 @@ def _collect(value: Any, out: list[Pair], depth: int = 0) -> None:
             _collect(item, out, depth + 1)
 
 
-def _unique(pairs: list[Pair]) -> list[EntityRef]:
+def _unique(pairs: Iterable[Pair]) -> list[EntityRef]:
     return [EntityRef(key, value) for key, value in dict.fromkeys(pairs)]
 
 
@@ -96,7 +97,7 @@ def tool_entities(call: ToolCall) -> list[EntityRef]:
 
 
 def path_entities(path: str) -> list[EntityRef]:
-    return _unique(list(_path_pairs(path)))
+    return _unique(_path_pairs(path))
 
 
 @lru_cache(maxsize=16384)  # recordings hit the same paths again and again

@@ -86,7 +86,7 @@ def http_noise_category(call: HttpCall) -> str | None:
     if status == 304:
         return "not_modified"
     url = call.url[:24].lower()  # the scheme is all the checks below need
-    if status == 101 or url.startswith(("ws://", "wss://")) or _upgrades_to_websocket(call):
+    if status == 101 or url.startswith(("ws://", "wss://")) or (call.header("upgrade") or "").lower() == "websocket":
         return "websocket"
     if url.startswith(("data:", "blob:", "chrome-extension:", "moz-extension:", "about:")):
         return "browser_internal"
@@ -114,13 +114,6 @@ def http_noise_category(call: HttpCall) -> str | None:
         if content_type.startswith(("font/", "text/css")):
             return "static"
     return None
-
-
-def _upgrades_to_websocket(call: HttpCall) -> bool:
-    for name, value in call.request_headers:
-        if len(name) == 7 and name.lower() == "upgrade":
-            return value.lower() == "websocket"
-    return False
 
 
 @lru_cache(maxsize=16384)  # recordings repeat the same endpoints; the regexes were the filter's cost

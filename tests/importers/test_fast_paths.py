@@ -154,3 +154,15 @@ def test_gc_pause_restores_after_an_error_and_across_threads() -> None:
     assert gc.get_freeze_count() > 0, "the last pause freezes what it built"
     with gc_paused():
         assert gc.get_freeze_count() == 0, "the next pause hands it back to the collector"
+
+
+def test_gc_pause_leaves_objects_someone_else_froze_alone() -> None:
+    with gc_paused():
+        gc.freeze()  # as a pre-fork server would, while our pause runs
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    try:
+        with gc_paused():
+            assert gc.get_freeze_count() >= frozen, "the pause thawed objects it had not frozen"
+    finally:
+        gc.unfreeze()
