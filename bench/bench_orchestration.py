@@ -28,13 +28,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import Settings
 from rlauto_core.evidence import build_evidence
 from rlauto_core.importers import import_bytes
-from rlauto_core.iteration import run_iterations
 from rlauto_core.llm.factory import open_clients
-from rlauto_core.options import RunOptions
+from rlauto_core.pipeline.loop import run_iterations
 from rlauto_core.rules import run_rules
-from rlauto_core.settings import Settings
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.llm.scripted import faithful_analyzer, judge_answer
 from tests.orchestration.conftest import model_env

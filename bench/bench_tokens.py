@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlauto_core.analyzer_offline import analyze_offline
+from rlauto_core.analysis.model import draft_view
+from rlauto_core.analysis.offline import analyze_offline
 from rlauto_core.evidence import build_evidence, full_evidence, slim_evidence
 from rlauto_core.importers import import_path
-from rlauto_core.model_steps import draft_view
 from rlauto_core.prompts import analyzer_system_prompt, analyzer_user_prompt
 from rlauto_core.rules import run_rules
 

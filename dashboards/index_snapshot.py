@@ -21,7 +21,7 @@ import duckdb
 import pyarrow as pa
 
 from dashboards import snapshot_cache
-from rlauto_core.index_schema import (
+from rlauto_core.store.index_schema import (
     ITEMS_DIR,
     ITEMS_SCHEMA,
     ITERATIONS_DIR,
@@ -29,7 +29,7 @@ from rlauto_core.index_schema import (
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
 )
-from rlauto_core.storage import FsspecStorage
+from rlauto_core.store.storage import FsspecStorage
 
 INDEX_ROOT = "index"
 CACHE_AFTER_FILES = 200  # rewrite the local cache once this many new index files were read

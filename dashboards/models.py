@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rlauto_core.errors import RlautoError
-from rlauto_core.index_schema import REVIEW_DECISIONS
+from rlauto_core.store.index_schema import REVIEW_DECISIONS
 
 Decision = Literal["accept", "reject", "needs-work"]
 assert set(REVIEW_DECISIONS) == {"accept", "reject", "needs-work"}  # keep the Literal in step

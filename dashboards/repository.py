@@ -42,9 +42,9 @@ from dashboards.models import (
     StoredFileError,
 )
 from rlauto_core.errors import RlautoError
-from rlauto_core.index_schema import DIMENSION_COLUMNS, REVIEWS_DIR, REVIEWS_SCHEMA
-from rlauto_core.judge import JudgeResult
-from rlauto_core.storage import FsspecStorage, open_storage
+from rlauto_core.package.judgement import JudgeResult
+from rlauto_core.store.index_schema import DIMENSION_COLUMNS, REVIEWS_DIR, REVIEWS_SCHEMA
+from rlauto_core.store.storage import FsspecStorage, open_storage
 
 SORT_COLUMNS: frozenset[str] = frozenset(get_args(SortKey))
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a package beyond this is broken, not big
@@ -79,7 +79,7 @@ def storage_url_from_environment() -> str:
     url = os.environ.get("RLAUTO_STORAGE_URL", "").strip()
     if url:
         return url
-    from rlauto_core.settings import default_storage_url
+    from rlauto_core.config.settings import default_storage_url
 
     return default_storage_url()
 
@@ -91,7 +91,7 @@ def cache_dir_from_environment() -> Path | None:
         return None
     if value:
         return Path(value)
-    from rlauto_core.settings import default_storage_url
+    from rlauto_core.config.settings import default_storage_url
 
     return Path(default_storage_url().removeprefix("file://")).parent / "dashboard-cache"
 

@@ -23,7 +23,7 @@ from prefect.context import FlowRunContext, SyncClientContext
 from prefect.runtime import flow_run as current_run
 from prefect.states import Running
 
-from rlauto_core.options import MAX_CONCURRENCY
+from rlauto_core.config.options import MAX_CONCURRENCY
 
 _STOPPING = {StateType.CANCELLING, StateType.CANCELLED}
 T = TypeVar("T")

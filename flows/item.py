@@ -14,18 +14,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from rlauto_core import storage_layout as layout
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import Settings
 from rlauto_core.errors import RlautoError
-from rlauto_core.iteration import IterationOutcome, IterationRecord, run_iterations
-from rlauto_core.iteration_memory import IterationMemory
-from rlauto_core.judge import JudgeResult
 from rlauto_core.llm.factory import ModelClients, analyzer_configured, open_clients
 from rlauto_core.llm.types import Role, UsageLedger
-from rlauto_core.options import RunOptions
+from rlauto_core.package.judgement import JudgeResult
 from rlauto_core.package.models import TaskPackage
+from rlauto_core.pipeline.loop import IterationOutcome, IterationRecord, run_iterations
+from rlauto_core.pipeline.memory import IterationMemory
 from rlauto_core.prompts import PROMPT_VERSION
 from rlauto_core.rules.flags import Flag
-from rlauto_core.settings import Settings
+from rlauto_core.store import layout
 from tasks import recording_tasks as steps
 from tasks.index_tasks import IndexExtras, index_item
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate

@@ -14,9 +14,9 @@ from pydantic import BaseModel
 
 from flows import runtime
 from flows.sources import expand_sources
-from rlauto_core import storage_layout as layout
-from rlauto_core.options import RunOptions
-from rlauto_core.settings import Settings
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import Settings
+from rlauto_core.store import layout
 from tasks.storage_io import stage, storage_url_or_default
 
 PACKAGE_BATCH_DEPLOYMENT = "package-batch/package-batch"

@@ -25,14 +25,14 @@ from flows import control
 from flows.item import ItemRun, ItemStopped
 from flows.reporting import batch_summary, item_artifacts, start_progress, update_progress
 from flows.sources import expand_sources
-from rlauto_core import storage_layout as layout
+from rlauto_core.analysis.polish import polish_task
+from rlauto_core.config.options import MAX_CONCURRENCY, RunOptions
+from rlauto_core.config.settings import Settings
 from rlauto_core.errors import ConfigError, RecordingError
 from rlauto_core.llm.factory import http_client
 from rlauto_core.llm.types import Role
-from rlauto_core.options import MAX_CONCURRENCY, RunOptions
-from rlauto_core.polish import polish_task
 from rlauto_core.prompts import PROMPT_VERSION
-from rlauto_core.settings import Settings
+from rlauto_core.store import layout
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
 from tasks.models import BatchResult, ItemResult, PolishResult, UploadRef
 from tasks.storage_io import (

@@ -17,7 +17,7 @@ from prefect.artifacts import (
     aupdate_progress_artifact,
 )
 
-from rlauto_core.judge import Dimension
+from rlauto_core.package.judgement import Dimension
 from rlauto_core.rules.flags import Flag
 from tasks.models import ItemResult
 

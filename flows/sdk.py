@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from flows import runtime
-from rlauto_core.options import RunOptions
+from rlauto_core.config.options import RunOptions
 from tasks.models import BatchResult, ItemResult
 
 
@@ -41,7 +41,7 @@ def run_batch_for_cli(
 
 
 def copy_packages(batch: BatchResult, out_dir: Path) -> list[Path]:
-    from rlauto_core.storage_layout import package_file_name
+    from rlauto_core.store.layout import package_file_name
     from tasks.storage_io import get_storage
 
     storage = get_storage(batch.storage_url)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from flows import runtime
-from rlauto_core import storage_layout as layout
+from rlauto_core.store import layout
 from tasks.models import ItemResult
 from tasks.storage_io import get_storage, storage_url_or_default
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from prefect import task
 from pydantic import BaseModel
 
-from rlauto_core.index_schema import DIMENSION_COLUMNS
-from rlauto_core.index_writer import ItemRow, IterationRow, append_item
-from rlauto_core.judge import Dimension
-from rlauto_core.storage_layout import item_outcome_path
+from rlauto_core.package.judgement import Dimension
+from rlauto_core.store.index import ItemRow, IterationRow, append_item
+from rlauto_core.store.index_schema import DIMENSION_COLUMNS
+from rlauto_core.store.layout import item_outcome_path
 from tasks.models import ItemResult
 from tasks.retry import STORAGE_WRITE
 from tasks.storage_io import get_storage, json_bytes

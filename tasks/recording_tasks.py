@@ -14,22 +14,22 @@ from prefect import task
 from prefect.cache_policies import NONE as NO_CACHE
 from pydantic import BaseModel, Field
 
-from rlauto_core import storage_layout as layout
-from rlauto_core.analyzer_offline import analyze_offline
+from rlauto_core.analysis.offline import analyze_offline
+from rlauto_core.config.options import RunOptions
 from rlauto_core.evidence import build_evidence, slim_evidence
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.export import export_package
 from rlauto_core.importers import import_bytes
-from rlauto_core.judge import JudgeResult
-from rlauto_core.options import RunOptions
+from rlauto_core.judging.selfcheck import self_check
+from rlauto_core.judging.validator import validate
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.draft import PackageDraft
+from rlauto_core.package.export import export_package
+from rlauto_core.package.judgement import JudgeResult
 from rlauto_core.package.models import JudgeIteration, TaskPackage
 from rlauto_core.recording import Recording
 from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
-from rlauto_core.selfcheck import self_check
-from rlauto_core.validator import validate
+from rlauto_core.store import layout
 from tasks.models import UploadRef
 from tasks.retry import STORAGE_WRITE
 from tasks.storage_io import get_storage

@@ -6,7 +6,7 @@ from typing import Any
 
 from prefect.cache_policies import NONE as NO_CACHE
 
-from rlauto_core.storage import is_transient_storage_error
+from rlauto_core.store.storage import is_transient_storage_error
 
 # Literal delays (seconds) shared by every retried task.
 RETRY_DELAYS = [2, 5, 15]

@@ -1,6 +1,6 @@
 """Storage I/O tasks: stage a recording into `uploads/`, write snapshots, outcomes and bundles.
 
-Writes are atomic (rlauto_core.storage); transient storage errors are retried there first and
+Writes are atomic (rlauto_core.store.storage); transient storage errors are retried there first and
 then by Prefect (the same named retry condition as model calls).
 """
 
@@ -18,10 +18,10 @@ import fsspec
 from prefect import task
 from pydantic import BaseModel
 
-from rlauto_core import storage_layout as layout
+from rlauto_core.config.settings import Settings
 from rlauto_core.errors import RecordingError
-from rlauto_core.settings import Settings
-from rlauto_core.storage import FsspecStorage, open_storage, with_storage_retry
+from rlauto_core.store import layout
+from rlauto_core.store.storage import FsspecStorage, open_storage, with_storage_retry
 from tasks.models import ItemResult, UploadRef
 from tasks.retry import STORAGE_WRITE
 

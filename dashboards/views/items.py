@@ -11,7 +11,7 @@ from dashboards.models import UNREVIEWED, ItemQuery, SortKey
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository
 from dashboards.views.common import open_item, short
-from rlauto_core.index_schema import REVIEW_DECISIONS
+from rlauto_core.store.index_schema import REVIEW_DECISIONS
 
 PAGE_SIZES = (25, 50, 100)
 

@@ -11,8 +11,8 @@ from dashboards.models import IterationScores, StoredFileError
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository
 from dashboards.views.common import pretty_json, show_text
-from rlauto_core.index_schema import DIMENSION_COLUMNS
-from rlauto_core.judge import Dimension
+from rlauto_core.package.judgement import Dimension
+from rlauto_core.store.index_schema import DIMENSION_COLUMNS
 
 LABELS = dict(zip(DIMENSION_COLUMNS, (d.value for d in Dimension), strict=True))
 MAX_DIFF_LINES = 4000

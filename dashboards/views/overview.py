@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository
-from rlauto_core.index_schema import ITEM_STATUSES
+from rlauto_core.store.index_schema import ITEM_STATUSES
 
 BUNDLE = "job_bundle"
 

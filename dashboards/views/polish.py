@@ -22,9 +22,9 @@ def render(redactor: Redactor) -> None:
     if not submitted:
         return
     # imported here: the model layer is only needed when someone asks for a polish
+    from rlauto_core.analysis.polish import polish_task
+    from rlauto_core.config.settings import Settings
     from rlauto_core.llm import Role, http_client, resolve_endpoint
-    from rlauto_core.polish import polish_task
-    from rlauto_core.settings import Settings
 
     try:
         settings = Settings()

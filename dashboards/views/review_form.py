@@ -8,7 +8,7 @@ import streamlit as st
 from dashboards.models import ItemRecord
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository, ReviewError
-from rlauto_core.index_schema import REVIEW_DECISIONS
+from rlauto_core.store.index_schema import REVIEW_DECISIONS
 
 REVIEWER = "reviewer_name"
 FLASH = "review_flash"

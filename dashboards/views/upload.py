@@ -12,9 +12,10 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dashboards.redaction import Redactor
 from dashboards.repository import Repository, UploadError
-from rlauto_core.options import MAX_CONCURRENCY, RunOptions
+from rlauto_core.config.options import MAX_CONCURRENCY, RunOptions
+from rlauto_core.rules import PROFILE_NAMES
 
-RULE_PROFILES = ("echo-05061347", "rl-env-4.30", "echo-04281753")
+RULE_PROFILES = PROFILE_NAMES
 LAST_RUN = "last_launched_run"
 
 
@@ -26,7 +27,7 @@ class UploadLimits:
 
 def upload_limits() -> UploadLimits:
     """MAX_BATCH_FILES / MAX_UPLOAD_MB through the deployment Settings (environment, then .env)."""
-    from rlauto_core.settings import Settings
+    from rlauto_core.config.settings import Settings
 
     try:
         settings = Settings()

@@ -18,8 +18,8 @@ import typer
 from flows.cli.app import app, fail, load_settings
 
 if TYPE_CHECKING:
-    from rlauto_core.options import RunOptions
-    from rlauto_core.settings import Settings
+    from rlauto_core.config.options import RunOptions
+    from rlauto_core.config.settings import Settings
     from tasks.models import BatchResult, ItemResult
 
 
@@ -103,7 +103,7 @@ def _options(api_key_env: str | None, **fields: Any) -> RunOptions:
     """RunOptions from the flags (given by field name); the key only ever from a named variable."""
     from pydantic import ValidationError
 
-    from rlauto_core.options import RunOptions
+    from rlauto_core.config.options import RunOptions
 
     key = None
     if api_key_env:
@@ -155,7 +155,7 @@ def _quiet_prefect_console() -> None:
 def _run(files: list[Path], options: RunOptions, settings: Settings, *, quiet: bool) -> BatchResult:
     from flows.sdk import run_batch
     from rlauto_core.errors import RlautoError
-    from rlauto_core.storage_layout import batch_job_id, item_id
+    from rlauto_core.store.layout import batch_job_id, item_id
 
     _quiet_prefect_console()
     sources = [str(f) for f in files]
@@ -191,7 +191,7 @@ def _run(files: list[Path], options: RunOptions, settings: Settings, *, quiet: b
 
 
 def _follow(storage_url: str, job: str, ids: list[str], bar: Any, task: Any, done: threading.Event) -> None:
-    from rlauto_core.storage_layout import item_outcome_path
+    from rlauto_core.store.layout import item_outcome_path
     from tasks.storage_io import get_storage
 
     storage = get_storage(storage_url)
@@ -213,7 +213,7 @@ def _follow(storage_url: str, job: str, ids: list[str], bar: Any, task: Any, don
 
 
 def _outcome(item: ItemResult, batch: BatchResult, copied: dict[str, Path]) -> dict[str, Any]:
-    from rlauto_core.storage_layout import package_file_name
+    from rlauto_core.store.layout import package_file_name
 
     status = "packaged" if item.status == "completed" else "needs_revision"
     if item.status == "failed" and item.verdict is None:

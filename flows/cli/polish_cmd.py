@@ -25,11 +25,11 @@ def polish_command(
     """Polish a raw task into a clear Chinese and English instruction, with notes."""
     from pydantic import SecretStr, ValidationError
 
+    from rlauto_core.analysis.polish import polish_task
+    from rlauto_core.config.options import RunOptions
+    from rlauto_core.config.settings import Settings
     from rlauto_core.errors import RlautoError
     from rlauto_core.llm import Role, http_client, resolve_endpoint
-    from rlauto_core.options import RunOptions
-    from rlauto_core.polish import polish_task
-    from rlauto_core.settings import Settings
 
     raw = sys.stdin.read() if text == "-" else text
     try:

@@ -10,10 +10,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import ApiMode, Settings
 from rlauto_core.errors import ConfigError
 from rlauto_core.llm.types import Role
-from rlauto_core.options import RunOptions
-from rlauto_core.settings import ApiMode, Settings
 
 _API_SUFFIXES = ("/chat/completions", "/responses", "/completions")
 

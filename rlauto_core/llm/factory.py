@@ -8,12 +8,12 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import Settings
 from rlauto_core.llm.endpoints import resolve_endpoint
 from rlauto_core.llm.http_client import HttpModelClient
 from rlauto_core.llm.retry import RetryPolicy
 from rlauto_core.llm.types import ModelClient, Role
-from rlauto_core.options import RunOptions
-from rlauto_core.settings import Settings
 
 Gate = Callable[[], AbstractContextManager[Any]]
 

@@ -8,10 +8,10 @@ from typing import Any
 from rlauto_core import __version__
 from rlauto_core.checkers.dsl import check_catalog
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.judge import PassPolicy
 from rlauto_core.package.calls import api_call
 from rlauto_core.package.draft import PackageDraft
 from rlauto_core.package.golden import golden_steps
+from rlauto_core.package.judgement import PassPolicy
 from rlauto_core.package.models import (
     DbDiffCriteria,
     GeneratorInfo,
@@ -28,6 +28,7 @@ from rlauto_core.package.models import (
 from rlauto_core.recording import HttpCall, Mode, Recording
 from rlauto_core.redact import redact_json
 from rlauto_core.rules.flags import Flag
+from rlauto_core.rules.profiles import DEFAULT_PROFILE
 
 # task.json keys the builder writes; any other top-level key of the recorded task.json is kept.
 _OWN_KEYS = frozenset(
@@ -61,7 +62,7 @@ def build_package(
     evidence: Evidence,
     draft: PackageDraft,
     *,
-    rule_profile: str = "echo-05061347",
+    rule_profile: str = DEFAULT_PROFILE,
     pass_policy: PassPolicy | None = None,
     flags: list[Flag] | None = None,
     generated_at: datetime | None = None,

@@ -12,8 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rlauto_core.evidence.models import EntityRef
-from rlauto_core.judge import JudgeResult
+from rlauto_core.package.judgement import JudgeResult
 from rlauto_core.rules.flags import Flag
+from rlauto_core.rules.profiles import DEFAULT_PROFILE
 
 _ALIASED = ConfigDict(extra="allow", populate_by_name=True)
 
@@ -201,7 +202,7 @@ class TaskPackage(BaseModel):
 
     metadata: PackageMetadata = Field(default_factory=PackageMetadata)
     task: PackageTask = Field(default_factory=PackageTask)
-    rule_profile: str = "echo-05061347"
+    rule_profile: str = DEFAULT_PROFILE
     rubric_checkers: dict[str, Any] = Field(default_factory=dict)
     dbdiff_criteria: DbDiffCriteria = Field(default_factory=DbDiffCriteria)
     pass_policy: PackagePassPolicy = Field(default_factory=PackagePassPolicy)

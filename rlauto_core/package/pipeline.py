@@ -10,18 +10,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from rlauto_core.analyzer_offline import analyze_offline
+from rlauto_core.analysis.offline import analyze_offline
+from rlauto_core.config.options import RunOptions
 from rlauto_core.errors import RlautoError
 from rlauto_core.evidence.build import build_evidence
-from rlauto_core.export import export_package
 from rlauto_core.importers import import_path
-from rlauto_core.judge import JudgeResult
-from rlauto_core.options import RunOptions
+from rlauto_core.judging.selfcheck import cli_dict, self_check
+from rlauto_core.judging.validator import validate
 from rlauto_core.package.builder import build_package
+from rlauto_core.package.export import export_package
+from rlauto_core.package.judgement import JudgeResult
 from rlauto_core.package.models import JudgeIteration, TaskPackage
 from rlauto_core.rules import run_rules
-from rlauto_core.selfcheck import cli_dict, self_check
-from rlauto_core.validator import validate
 
 RECORDING_SUFFIXES = (".zip", ".har")
 Status = Literal["packaged", "needs_revision", "error"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rlauto_core.judge import Dimension, DimensionScore, JudgeResult, PassPolicy
+from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 
 _LENIENT = ConfigDict(extra="ignore")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rlauto_core.judge import Dimension
 from rlauto_core.llm.types import Message
+from rlauto_core.package.judgement import Dimension
 from rlauto_core.prompts.analyzer import answer_schema
 from rlauto_core.prompts.answers import JudgeAnswer
 

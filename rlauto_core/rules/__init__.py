@@ -6,9 +6,25 @@ from rlauto_core.evidence.models import Evidence
 from rlauto_core.recording import Mode, Recording
 from rlauto_core.rules import api, mcp
 from rlauto_core.rules.flags import Flag
-from rlauto_core.rules.profiles import DEFAULT_PROFILE, PROFILES, RuleProfile, get_profile
+from rlauto_core.rules.profiles import (
+    DEFAULT_PROFILE,
+    PROFILE_NAMES,
+    PROFILES,
+    RuleProfile,
+    RuleProfileName,
+    get_profile,
+)
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "Flag", "RuleProfile", "get_profile", "run_rules"]
+__all__ = [
+    "DEFAULT_PROFILE",
+    "PROFILES",
+    "PROFILE_NAMES",
+    "Flag",
+    "RuleProfile",
+    "RuleProfileName",
+    "get_profile",
+    "run_rules",
+]
 
 
 def run_rules(recording: Recording, evidence: Evidence, profile: str | RuleProfile | None = None) -> list[Flag]:

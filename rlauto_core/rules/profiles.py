@@ -12,16 +12,20 @@ differ only in strictness (see docs/rules.md):
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel
 
 from rlauto_core.errors import ConfigError
 from rlauto_core.rules.flags import Severity
 
+# The profiles a run may name; `PROFILES` below has one entry per name.
+RuleProfileName = Literal["echo-05061347", "rl-env-4.30", "echo-04281753"]
+DEFAULT_PROFILE: RuleProfileName = "echo-05061347"
+
 
 class RuleProfile(BaseModel):
-    name: str
+    name: RuleProfileName
     version: str
     cross_entity_scope: Literal["significant", "state_changing"]
     hygiene_severity: Severity  # cross-entity, unread-before-mark-read, order rules
@@ -34,7 +38,7 @@ PROFILES: dict[str, RuleProfile] = {
     p.name: p
     for p in (
         RuleProfile(
-            name="echo-05061347",
+            name=DEFAULT_PROFILE,
             version="2026.05.06",
             cross_entity_scope="significant",
             hygiene_severity="warning",
@@ -62,7 +66,8 @@ PROFILES: dict[str, RuleProfile] = {
         ),
     )
 }
-DEFAULT_PROFILE = "echo-05061347"
+assert set(PROFILES) == set(get_args(RuleProfileName))  # one definition per name
+PROFILE_NAMES: tuple[RuleProfileName, ...] = get_args(RuleProfileName)
 
 
 def get_profile(name: str | None) -> RuleProfile:

@@ -16,7 +16,7 @@ import pytest
 from streamlit import config as streamlit_config
 
 from dashboards.repository import Repository
-from rlauto_core.storage import FsspecStorage, open_storage
+from rlauto_core.store.storage import FsspecStorage, open_storage
 from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item
 from tests.servers import free_port, stop_process, wait_http
 

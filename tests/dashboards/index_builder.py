@@ -19,7 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rlauto_core.index_schema import (
+from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult
+from rlauto_core.store.index_schema import (
     DIMENSION_COLUMNS,
     ITEMS_DIR,
     ITEMS_SCHEMA,
@@ -28,8 +29,7 @@ from rlauto_core.index_schema import (
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
 )
-from rlauto_core.judge import Dimension, DimensionScore, JudgeResult
-from rlauto_core.storage import FsspecStorage
+from rlauto_core.store.storage import FsspecStorage
 
 BASE_TIME = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 DIMENSIONS = list(Dimension)

@@ -11,7 +11,7 @@ import pytest
 
 from dashboards.models import ItemQuery
 from dashboards.repository import Repository
-from rlauto_core.storage import FsspecStorage
+from rlauto_core.store.storage import FsspecStorage
 from tests.conftest import EXAMPLES
 from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
 from tests.fakes.llm_server import FakeLlmServer

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dashboards.repository import Repository
-from rlauto_core.storage import FsspecStorage
+from rlauto_core.store.storage import FsspecStorage
 from tests.servers import free_port, stop_process, wait_http
 
 CHROMIUM = "/usr/bin/chromium"

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from dashboards.models import ItemQuery, StoredFileError
 from dashboards.repository import Repository, ReviewError, UploadError, upload_file_name
-from rlauto_core.index_schema import REVIEWS_DIR
-from rlauto_core.storage import FsspecStorage
+from rlauto_core.store.index_schema import REVIEWS_DIR
+from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.conftest import UNICODE_INSTRUCTION
 from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item, write_review
 

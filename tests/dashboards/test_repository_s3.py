@@ -9,7 +9,7 @@ import pytest
 
 from dashboards.models import ItemQuery
 from dashboards.repository import Repository
-from rlauto_core.storage import open_storage
+from rlauto_core.store.storage import open_storage
 from tests.dashboards.conftest import UNICODE_INSTRUCTION, MotoS3, sample_specs
 from tests.dashboards.index_builder import write_item
 

@@ -8,7 +8,7 @@ import pytest
 
 from dashboards import index_snapshot
 from dashboards.repository import Repository
-from rlauto_core.storage import FsspecStorage
+from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item
 
 

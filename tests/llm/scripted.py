@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rlauto_core.judge import Dimension
+from rlauto_core.package.judgement import Dimension
 from tests.fakes.llm_server import RecordedRequest, analyzer_answer, draft_in
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr, ValidationError
 
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import Settings
 from rlauto_core.errors import ConfigError
 from rlauto_core.llm import ModelNotConfiguredError, Role, http_client, normalize_base_url, resolve_endpoint
-from rlauto_core.options import RunOptions
-from rlauto_core.settings import Settings
 
 ENV_NAMES = [
     "DEFAULT_MODEL",

@@ -39,10 +39,10 @@ def test_a_whole_model_run_against_the_standalone_fake(tmp_path: Path) -> None:
     """What orchestration tests do: the fake in its own process, a data-only script, real settings."""
     from pydantic import SecretStr
 
+    from rlauto_core.config.options import RunOptions
+    from rlauto_core.config.settings import Settings
     from rlauto_core.importers import import_path
-    from rlauto_core.iteration import run_with_settings
-    from rlauto_core.options import RunOptions
-    from rlauto_core.settings import Settings
+    from rlauto_core.pipeline.loop import run_with_settings
     from tests.conftest import EXAMPLES
     from tests.llm.scripted import judge_scores
 

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from rlauto_core.config.options import RunOptions
 from rlauto_core.importers import import_path
-from rlauto_core.iteration import IterationRecord, run_iterations
-from rlauto_core.judge import Dimension
 from rlauto_core.llm import (
     EndpointConfig,
     HttpModelClient,
@@ -19,7 +18,8 @@ from rlauto_core.llm import (
     RetryPolicy,
     Role,
 )
-from rlauto_core.options import RunOptions
+from rlauto_core.package.judgement import Dimension
+from rlauto_core.pipeline.loop import IterationRecord, run_iterations
 from rlauto_core.recording import Recording
 from tests.conftest import EXAMPLES
 from tests.fakes.llm_server import FakeLlmServer
@@ -310,8 +310,8 @@ def _new_rubric_api(answer: dict[str, Any]) -> dict[str, Any]:
 def test_run_with_settings_uses_each_roles_configured_endpoint_and_key(
     fake_llm: FakeLlmServer, discord: Recording
 ) -> None:
-    from rlauto_core.iteration import run_with_settings
-    from rlauto_core.settings import Settings
+    from rlauto_core.config.settings import Settings
+    from rlauto_core.pipeline.loop import run_with_settings
 
     fake_llm.script("analyzer", faithful_analyzer())
     fake_llm.script("judge-from-options", judge_answer())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rlauto_core.iteration_memory import IterationMemory, judge_feedback
-from rlauto_core.judge import Dimension, DimensionScore, JudgeResult, PassPolicy
+from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
+from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
 from rlauto_core.prompts import (
     PROMPT_VERSION,
     JudgeAnswer,

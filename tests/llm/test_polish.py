@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from rlauto_core.analysis.polish import polish_task
 from rlauto_core.errors import ConfigError
-from rlauto_core.polish import polish_task
 from tests.fakes.llm_server import FakeLlmServer
 from tests.llm.conftest import MakeClient
 from tests.llm.test_config import ENV_NAMES

@@ -17,11 +17,11 @@ from prefect.client.schemas.objects import StateType
 from prefect.states import Cancelling
 
 from flows import package_batch, scan_inbox
-from rlauto_core import storage_layout as layout
-from rlauto_core.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
-from rlauto_core.index_writer import read_table
-from rlauto_core.options import RunOptions
-from rlauto_core.storage import open_storage
+from rlauto_core.config.options import RunOptions
+from rlauto_core.store import layout
+from rlauto_core.store.index import read_table
+from rlauto_core.store.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
+from rlauto_core.store.storage import open_storage
 from tests.conftest import EXAMPLES
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.llm.scripted import faithful_analyzer, judge_answer

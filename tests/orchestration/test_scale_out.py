@@ -23,9 +23,9 @@ from prefect.client.schemas.filters import FlowFilter, FlowFilterName
 from prefect.client.schemas.objects import StateType
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
-from rlauto_core import storage_layout as layout
-from rlauto_core.options import RunOptions
-from rlauto_core.storage import open_storage
+from rlauto_core.config.options import RunOptions
+from rlauto_core.store import layout
+from rlauto_core.store.storage import open_storage
 from tests.conftest import REPO_ROOT
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.llm.scripted import faithful_analyzer, judge_answer

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rlauto_core.options import RunOptions
+from rlauto_core.config.options import RunOptions
 from rlauto_core.package.pipeline import PackageOutcome, package_paths
 from tests.conftest import EXAMPLES
 

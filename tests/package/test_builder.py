@@ -7,10 +7,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from rlauto_core.analyzer_offline import analyze_offline
+from rlauto_core.analysis.offline import analyze_offline
+from rlauto_core.config.options import RunOptions
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.importers import import_bytes
-from rlauto_core.options import RunOptions
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.io import package_to_json
 from rlauto_core.package.pipeline import PackageOutcome, package_recording

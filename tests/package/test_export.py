@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from rlauto_core.config.options import RunOptions
 from rlauto_core.errors import PackageError
-from rlauto_core.export import export_package, package_name, sanitize_entry_name
 from rlauto_core.importers import import_path
-from rlauto_core.options import RunOptions
+from rlauto_core.package.export import export_package, package_name, sanitize_entry_name
 from rlauto_core.package.io import load_package
 from rlauto_core.package.models import TaskPackage
 from rlauto_core.package.pipeline import PackageOutcome, package_recording

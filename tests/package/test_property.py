@@ -7,14 +7,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rlauto_core.analyzer_offline import analyze_offline
+from rlauto_core.analysis.offline import analyze_offline
 from rlauto_core.checkers import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.importers import import_bytes
+from rlauto_core.judging.selfcheck import golden_attempt, self_check
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.rules import run_rules
-from rlauto_core.selfcheck import golden_attempt, self_check
 from tests.recording_builders import api_recording, http, mcp_recording, tool
 
 TEXT = (

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from rlauto_core.importers import import_path
-from rlauto_core.judge import Dimension, PassPolicy
+from rlauto_core.judging.selfcheck import self_check
+from rlauto_core.judging.validator import validate
+from rlauto_core.package.judgement import Dimension, PassPolicy
 from rlauto_core.package.models import GoldenStep, TaskPackage
 from rlauto_core.package.pipeline import PackageOutcome
-from rlauto_core.selfcheck import self_check
-from rlauto_core.validator import validate
 from tests.conftest import EXAMPLES
 
 

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
-from rlauto_core.index_schema import (
+from rlauto_core.store.index_schema import (
     ITEMS_DIR,
     ITEMS_SCHEMA,
     ITERATIONS_DIR,
@@ -21,7 +21,7 @@ from rlauto_core.index_schema import (
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
 )
-from rlauto_core.storage import Storage
+from rlauto_core.store.storage import Storage
 
 
 def _now() -> datetime:

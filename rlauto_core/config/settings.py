@@ -18,7 +18,7 @@ LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 
 def default_storage_url() -> str:
     """`file://<repo>/.data/storage` in a source checkout, `file://<cwd>/.data/storage` otherwise."""
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     root = repo if (repo / "pyproject.toml").is_file() else Path.cwd()
     return (root / ".data" / "storage").as_uri()
 

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from rlauto_core.judge import PassPolicy
+from rlauto_core.config.settings import ApiMode
+from rlauto_core.package.judgement import PassPolicy
 from rlauto_core.recording import Mode
-from rlauto_core.settings import ApiMode
-
-RuleProfile = Literal["echo-05061347", "rl-env-4.30", "echo-04281753"]
+from rlauto_core.rules.profiles import DEFAULT_PROFILE, RuleProfileName
 
 MAX_ITERATIONS = 5
 MAX_CONCURRENCY = 8
@@ -48,7 +46,9 @@ class RunOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
-    rule_profile: RuleProfile = Field(default="echo-05061347", validation_alias=_alias("rule_profile", "ruleProfile"))
+    rule_profile: RuleProfileName = Field(
+        default=DEFAULT_PROFILE, validation_alias=_alias("rule_profile", "ruleProfile")
+    )
     requested_mode: Mode | None = Field(default=None, validation_alias=_alias("requested_mode", "requestedMode"))
     api_mode: ApiMode | None = Field(default=None, validation_alias=_alias("api_mode", "apiMode"))
     base_url: str | None = Field(default=None, validation_alias=_alias("base_url", "baseURL", "baseUrl"))

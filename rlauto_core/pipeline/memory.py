@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from rlauto_core.judge import JudgeResult
+from rlauto_core.package.judgement import JudgeResult
 
 SIMILAR = 80  # rapidfuzz token_set_ratio at or above which two explanations are one problem
 MAX_PER_DIMENSION = 3

@@ -1,7 +1,7 @@
 """The deterministic validator: the six judge dimensions decided by rules, same shape as a model judge.
 
 Each dimension gets 0/1/2 and an explanation a reviewer can act on; the verdict comes from the
-package's pass policy (rlauto_core.judge.PassPolicy, the one implementation).
+package's pass policy (rlauto_core.package.judgement.PassPolicy, the one implementation).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
 from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.judge import Dimension, DimensionScore, JudgeResult, PassPolicy
+from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
+from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 from rlauto_core.package.models import SelfCheck, TaskPackage
 from rlauto_core.recording import Recording
 from rlauto_core.rules.flags import Flag
-from rlauto_core.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 
 _UI_WORDS = re.compile(r"\b(click|tap|scroll|press|button|hover|type into|drag|menu|dropdown|checkbox)\b", re.I)
 _ENDPOINT = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) /")

@@ -15,28 +15,29 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.analyzer_offline import analyze_offline
+from rlauto_core.analysis.model import analyze_with_model, complete_rubrics, settle_incomplete
+from rlauto_core.analysis.offline import analyze_offline
+from rlauto_core.config.options import RunOptions
+from rlauto_core.config.settings import Settings
 from rlauto_core.errors import ConfigError
 from rlauto_core.evidence import build_evidence, slim_evidence
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.iteration_memory import IterationMemory, judge_feedback
-from rlauto_core.judge import JudgeResult, PassPolicy
+from rlauto_core.judging.model import judge_with_model
+from rlauto_core.judging.selfcheck import self_check
+from rlauto_core.judging.validator import validate
 from rlauto_core.llm.errors import PermanentModelError
 from rlauto_core.llm.factory import Gate, ModelClients, open_clients
 from rlauto_core.llm.types import Role, UsageLedger
-from rlauto_core.model_steps import analyze_with_model, complete_rubrics, judge_with_model, settle_incomplete
-from rlauto_core.options import RunOptions
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.draft import PackageDraft
+from rlauto_core.package.judgement import JudgeResult, PassPolicy
 from rlauto_core.package.models import JudgeIteration, PackageValidation, TaskPackage
+from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
 from rlauto_core.prompts import PROMPT_VERSION
 from rlauto_core.prompts.answers import AnalyzerResult
 from rlauto_core.recording import Recording
 from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
-from rlauto_core.selfcheck import self_check
-from rlauto_core.settings import Settings
-from rlauto_core.validator import validate
 
 
 class IterationRecord(BaseModel):

@@ -1,0 +1,15 @@
+"""Analysis: a recording's evidence -> a draft package, offline (rules) or by the analyzer model."""
+
+from rlauto_core.analysis.model import AnalyzerStep, analyze_with_model, complete_rubrics, settle_incomplete
+from rlauto_core.analysis.offline import analyze_offline
+from rlauto_core.analysis.polish import PolishOutcome, polish_task
+
+__all__ = [
+    "AnalyzerStep",
+    "PolishOutcome",
+    "analyze_offline",
+    "analyze_with_model",
+    "complete_rubrics",
+    "polish_task",
+    "settle_incomplete",
+]

@@ -1,0 +1,22 @@
+"""Configuration: deployment settings (the environment and `.env`) and per-run options."""
+
+from rlauto_core.config.options import (
+    MAX_CONCURRENCY,
+    MAX_ITERATIONS,
+    JudgeOptions,
+    RubricGenerationOptions,
+    RunOptions,
+)
+from rlauto_core.config.settings import ApiMode, LogLevel, Settings, default_storage_url
+
+__all__ = [
+    "MAX_CONCURRENCY",
+    "MAX_ITERATIONS",
+    "ApiMode",
+    "JudgeOptions",
+    "LogLevel",
+    "RubricGenerationOptions",
+    "RunOptions",
+    "Settings",
+    "default_storage_url",
+]

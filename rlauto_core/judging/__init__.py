@@ -1,0 +1,7 @@
+"""Judging: the self-check with mutants, the deterministic validator and the model judge."""
+
+from rlauto_core.judging.model import judge_with_model, package_view
+from rlauto_core.judging.selfcheck import CAUGHT_BAR, cli_dict, golden_attempt, self_check
+from rlauto_core.judging.validator import validate
+
+__all__ = ["CAUGHT_BAR", "cli_dict", "golden_attempt", "judge_with_model", "package_view", "self_check", "validate"]
