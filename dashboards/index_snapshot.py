@@ -2,36 +2,39 @@
 
 Why: the pipeline writes one small parquet file per finished item and table, so a cold DuckDB
 scan of 10k items opens 20k files and takes seconds. The snapshot lists the index folders (at
-most every `refresh_seconds`), reads only files it has not seen (DuckDB `read_parquet` over a
-bound list of paths, through the registered fsspec filesystem for object stores), and keeps the
-rows as Arrow tables. It also materializes the "latest wins" views once per change, so each
+most every `refresh_seconds`), reads only files it has not seen (a few at a time: an object
+store answers each read in milliseconds), and keeps the
+rows as Arrow tables. Everything goes through the `Storage` protocol (list and read), so any
+storage the pipeline writes to is one the dashboard reads. It also materializes the "latest wins" views once per change, so each
 page query is a short-lived DuckDB connection over a few thousand in-memory rows.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from dashboards import snapshot_cache
-from rlauto_core.store.index_schema import (
+from rlauto_core.store import (
     ITEMS_DIR,
     ITEMS_SCHEMA,
     ITERATIONS_DIR,
     ITERATIONS_SCHEMA,
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
+    Storage,
 )
-from rlauto_core.store.storage import FsspecStorage
 
 INDEX_ROOT = "index"
+READERS = 8  # index files read at once
 CACHE_AFTER_FILES = 200  # rewrite the local cache once this many new index files were read
 TABLES: dict[str, tuple[str, pa.Schema]] = {
     "items_raw": (ITEMS_DIR, ITEMS_SCHEMA),
@@ -68,11 +71,6 @@ QUALIFY row_number() OVER (
     PARTITION BY it.job_id, it.item_id, it.iteration
     ORDER BY it.created_at DESC NULLS LAST, it.filename DESC) = 1
 """
-
-
-def _protocols(storage: FsspecStorage) -> tuple[str, ...]:
-    protocol = storage.fs.protocol
-    return (protocol,) if isinstance(protocol, str) else tuple(protocol)
 
 
 def _empty(schema: pa.Schema) -> pa.Table:
@@ -114,7 +112,7 @@ class _TableState:
 class IndexSnapshot:
     """Thread-safe: one snapshot serves every Streamlit session of a process."""
 
-    def __init__(self, storage: FsspecStorage, refresh_seconds: float = 5.0, cache_dir: Path | None = None) -> None:
+    def __init__(self, storage: Storage, refresh_seconds: float = 5.0, cache_dir: Path | None = None) -> None:
         self._storage = storage
         self._cache = None if cache_dir is None else snapshot_cache.cache_folder(cache_dir, storage.url)
         self._unsaved = 0
@@ -147,7 +145,7 @@ class IndexSnapshot:
         """Read the index files not seen yet; returns the tables that changed."""
         changed: set[str] = set()
         # one listing of index/ (one paginated LIST on an object store) serves all three tables
-        everything = [p for p in self._list_index() if p.endswith(".parquet")]
+        everything = [p for p in self._storage.list(INDEX_ROOT) if p.endswith(".parquet")]
         for name, (folder, schema) in TABLES.items():
             state = self._state[name]
             listed = {p for p in everything if p.startswith(folder + "/")}
@@ -156,15 +154,18 @@ class IndexSnapshot:
                 state.chunks = [self._drop_files(c, gone) for c in state.chunks]
                 state.seen -= gone
                 changed.add(name)
-            new = sorted(listed - state.seen - self._unreadable)
+            # a file that could not be read is tried again at every refresh: a short outage of the
+            # object store must not hide its items until the dashboard restarts
+            new = sorted(listed - state.seen)
             if new:
                 # one contiguous chunk: DuckDB scans an Arrow table of 10k one-row batches 10x slower
-                chunk = self._read(new, schema).combine_chunks()
+                chunk, read = self._read(new, schema)
                 if chunk.num_rows:
-                    state.chunks.append(chunk)
-                state.seen.update(new)
-                self._unsaved += len(new)
-                changed.add(name)
+                    state.chunks.append(chunk.combine_chunks())
+                state.seen.update(read)
+                self._unsaved += len(read)
+                if read:
+                    changed.add(name)
         return changed
 
     def _restore_cache(self) -> None:
@@ -185,58 +186,27 @@ class IndexSnapshot:
         except OSError:
             pass  # a cache that cannot be written only costs the next start some time
 
-    def _list_index(self) -> list[str]:
-        """Storage-relative paths under index/; a local disk is walked directly (15x faster than fsspec)."""
-        if "file" not in _protocols(self._storage):
-            return self._storage.list(INDEX_ROOT)
-        root = self._storage.full_path(INDEX_ROOT)
-        found: list[str] = []
-        for directory, _, names in os.walk(root):
-            relative = os.path.relpath(directory, self._storage.root).replace(os.sep, "/")
-            found.extend(f"{relative}/{name}" for name in names if not name.endswith(".tmp"))
-        return found
-
     def _drop_files(self, chunk: pa.Table, gone: set[str]) -> pa.Table:
-        paths = {self._duckdb_path(p) for p in gone}
-        keep = [f not in paths for f in chunk.column("filename").to_pylist()]
+        keep = [f not in gone for f in chunk.column("filename").to_pylist()]
         return chunk.filter(pa.array(keep))
 
-    def _duckdb_path(self, relative: str) -> str:
-        full = self._storage.full_path(relative)
-        protocols = _protocols(self._storage)
-        return full if "file" in protocols else f"{protocols[0]}://{full}"
+    def _read(self, paths: Sequence[str], schema: pa.Schema) -> tuple[pa.Table, list[str]]:
+        """The rows of the files that could be read, and which those were; the others are
+        remembered as unreadable until a later refresh reads them."""
+        with ThreadPoolExecutor(max_workers=READERS) as pool:
+            tables = list(pool.map(lambda p: self._read_one(p, schema), paths))
+        read = [p for p, table in zip(paths, tables, strict=True) if table is not None]
+        self._unreadable.difference_update(read)
+        self._unreadable.update(p for p, table in zip(paths, tables, strict=True) if table is None)
+        good = [table for table in tables if table is not None]
+        return (pa.concat_tables(good) if good else _empty(schema)), read
 
-    def _connect(self) -> duckdb.DuckDBPyConnection:
-        con = duckdb.connect(":memory:")
-        if "file" not in _protocols(self._storage):
-            # DuckDB's httpfs cannot be downloaded offline; fsspec serves s3:// (and others) instead
-            con.register_filesystem(self._storage.fs)
-        return con
-
-    def _read(self, relative_paths: Sequence[str], schema: pa.Schema) -> pa.Table:
-        paths = [self._duckdb_path(p) for p in relative_paths]
-        con = self._connect()
+    def _read_one(self, path: str, schema: pa.Schema) -> pa.Table | None:
         try:
-            return self._read_with(con, paths, schema)
-        except duckdb.Error:
-            # one broken file must not hide the rest: read them one by one, remember the bad ones
-            good = []
-            for relative, path in zip(relative_paths, paths, strict=True):
-                try:
-                    good.append(self._read_with(con, [path], schema))
-                except duckdb.Error:
-                    self._unreadable.add(relative)
-            return pa.concat_tables(good) if good else _empty(schema)
-        finally:
-            con.close()
-
-    @staticmethod
-    def _read_with(con: duckdb.DuckDBPyConnection, paths: list[str], schema: pa.Schema) -> pa.Table:
-        relation = con.sql(
-            "SELECT * FROM read_parquet($paths, union_by_name = true, filename = true, hive_partitioning = false)",
-            params={"paths": paths},
-        )
-        return _conform(relation.to_arrow_table(), schema)
+            table = pq.read_table(pa.BufferReader(self._storage.read_bytes(path)))
+        except Exception:  # broken, half-copied or briefly unreachable: tried again later
+            return None
+        return _conform(table.append_column("filename", pa.array([path] * table.num_rows, pa.string())), schema)
 
     def _derive(self, changed: set[str]) -> SnapshotTables:
         """Recompute only what depends on the changed tables (a new review: just the join)."""

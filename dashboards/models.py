@@ -1,4 +1,5 @@
-"""What the dashboard's repository returns: small typed rows, never data frames or raw dicts."""
+"""What the dashboard's repository returns besides the core's index rows (`IndexedItem`,
+`IterationRow`, `Review`): job summaries, queries and pages, never data frames or raw dicts."""
 
 from __future__ import annotations
 
@@ -8,10 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rlauto_core.errors import RlautoError
-from rlauto_core.store.index_schema import REVIEW_DECISIONS
-
-Decision = Literal["accept", "reject", "needs-work"]
-assert set(REVIEW_DECISIONS) == {"accept", "reject", "needs-work"}  # keep the Literal in step
+from rlauto_core.store import IndexedItem
 
 # What a reviewer-decision filter may ask for: a decision, or items nobody reviewed yet.
 UNREVIEWED = "unreviewed"
@@ -57,29 +55,8 @@ class ItemQuery(BaseModel):
     page_size: int = Field(default=25, ge=1, le=500)
 
 
-class ItemRow(BaseModel):
-    """One line of the items table (the latest row of an item, with its latest review)."""
-
-    job_id: str
-    item_id: str
-    source_name: str | None
-    status: str | None
-    verdict: str | None
-    total_score: int | None
-    max_score: int | None
-    mode: str | None
-    rule_profile: str | None
-    iterations_used: int | None
-    flag_codes: list[str]
-    instruction: str | None
-    tokens_total: int | None
-    finished_at: datetime | None
-    decision: str | None
-    reviewer: str | None
-
-
 class ItemPage(BaseModel):
-    rows: list[ItemRow]
+    rows: list[IndexedItem]
     total: int
     page: int
     page_size: int
@@ -87,58 +64,6 @@ class ItemPage(BaseModel):
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // self.page_size))
-
-
-class ItemRecord(ItemRow):
-    """Everything the index knows about one item (the detail view's header)."""
-
-    source_sha256: str | None
-    options_hash: str | None
-    analyzer: str | None
-    best_iteration: int | None
-    flags_json: str | None
-    golden_full_marks: bool | None
-    empty_attempt_score: float | None
-    mutants_total: int | None
-    mutants_caught: int | None
-    tokens_prompt: int | None
-    tokens_completion: int | None
-    duration_ms: float | None
-    package_path: str | None
-    output_zip_path: str | None
-    error: str | None
-    flow_run_id: str | None
-    started_at: datetime | None
-    review_comment: str | None
-
-
-class IterationScores(BaseModel):
-    """One judge pass over one iteration's package: the six scores and where its files are."""
-
-    iteration: int
-    scores: dict[str, int | None]  # dimension column -> 0..2
-    total: int | None
-    verdict: str | None
-    judge_source: str | None
-    explanations: dict[str, str]
-    rationale: str | None
-    flag_codes: list[str]
-    tokens_prompt: int | None
-    tokens_completion: int | None
-    package_path: str | None
-    judge_path: str | None
-    evidence_path: str | None
-    memory_path: str | None
-    created_at: datetime | None
-
-
-class Review(BaseModel):
-    job_id: str
-    item_id: str
-    decision: Decision
-    comment: str = Field(default="", max_length=5000)
-    reviewer: str = Field(min_length=1, max_length=120)
-    created_at: datetime
 
 
 class FilterChoices(BaseModel):
@@ -166,11 +91,3 @@ class StoredFileError(RlautoError):
         self.file = file
         self.problem = problem
         super().__init__(f"{file}: {problem}")
-
-
-class JobBundle(BaseModel):
-    """All passing packages of a job in one ZIP, and the passing items whose ZIP was missing."""
-
-    data: bytes
-    included: list[str]
-    missing: list[str]

@@ -1,29 +1,25 @@
 """The dashboard's repository: typed queries over the parquet index, and the files it points at.
 
-Pattern from opensafely's ethelred: `Repository(root_uri)`, one short-lived DuckDB connection
-per call (over the in-memory index snapshot), plain typed results. Values are always bound parameters; the only SQL
+Read-only: reviews and uploads are written through the core (`rlauto_core.store`), batches are
+started by the launcher handed to the app. Pattern from opensafely's ethelred:
+`Repository(root_uri)`, one short-lived DuckDB connection per call (over the in-memory index
+snapshot), the core's typed rows as results. Values are always bound parameters; the only SQL
 text chosen at run time is a sort column picked from a fixed list. No Streamlit here.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import threading
-import uuid
-import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, get_args
 
 import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from dashboards.index_snapshot import IndexSnapshot
 from dashboards.models import (
@@ -32,46 +28,26 @@ from dashboards.models import (
     IndexHealth,
     ItemPage,
     ItemQuery,
-    ItemRecord,
-    ItemRow,
-    IterationScores,
-    JobBundle,
     JobSummary,
-    Review,
     SortKey,
     StoredFileError,
 )
-from rlauto_core.errors import RlautoError
-from rlauto_core.package.judgement import JudgeResult
-from rlauto_core.store.index_schema import DIMENSION_COLUMNS, REVIEWS_DIR, REVIEWS_SCHEMA
-from rlauto_core.store.storage import FsspecStorage, open_storage
+from rlauto_core.package import JudgeResult
+from rlauto_core.store import (
+    Bundle,
+    BundleMember,
+    IndexedItem,
+    IterationRow,
+    Review,
+    Storage,
+    bundle_packages,
+    open_storage,
+)
 
 SORT_COLUMNS: frozenset[str] = frozenset(get_args(SortKey))
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a package beyond this is broken, not big
 
-ROW_COLUMNS = ", ".join(name for name in ItemRow.model_fields)
-RECORD_COLUMNS = ", ".join(name for name in ItemRecord.model_fields)
-
-
-class UploadError(RlautoError):
-    """An uploaded recording was refused: `file` names it, `problem` says why."""
-
-    def __init__(self, file: str, problem: str) -> None:
-        self.file = file
-        self.problem = problem
-        super().__init__(f"{file}: {problem}")
-
-
-class ReviewError(RlautoError):
-    """A review cannot be recorded (unknown item, empty reviewer...)."""
-
-
-class StoredUploads(BaseModel):
-    """Recordings written under `uploads/{upload_id}/`, as storage paths and full URLs."""
-
-    upload_id: str
-    paths: list[str]
-    uris: list[str]
+ITEM_COLUMNS = ", ".join(name for name in IndexedItem.model_fields)
 
 
 def storage_url_from_environment() -> str:
@@ -79,7 +55,7 @@ def storage_url_from_environment() -> str:
     url = os.environ.get("RLAUTO_STORAGE_URL", "").strip()
     if url:
         return url
-    from rlauto_core.config.settings import default_storage_url
+    from rlauto_core.config import default_storage_url
 
     return default_storage_url()
 
@@ -91,13 +67,13 @@ def cache_dir_from_environment() -> Path | None:
         return None
     if value:
         return Path(value)
-    from rlauto_core.config.settings import default_storage_url
+    from rlauto_core.config import default_storage_url
 
     return Path(default_storage_url().removeprefix("file://")).parent / "dashboard-cache"
 
 
 class Repository:
-    """Read the index and the stored files under one storage root; append reviews; store uploads."""
+    """Read the index and the stored files under one storage root."""
 
     def __init__(
         self,
@@ -107,7 +83,7 @@ class Repository:
         cache_dir: Path | None = None,
         **storage_options: Any,
     ) -> None:
-        self.storage: FsspecStorage = open_storage(root_uri, **storage_options)
+        self.storage: Storage = open_storage(root_uri, **storage_options)
         self._snapshot = IndexSnapshot(self.storage, refresh_seconds=refresh_seconds, cache_dir=cache_dir)
         # One in-memory database per repository; each call gets its own connection to it
         # (`cursor()`, about 2 ms) because opening a fresh database costs 20-50 ms here.
@@ -245,29 +221,29 @@ class Repository:
             total = int(self._rows(con, f"SELECT count(*) AS n FROM items{where}", params)[0]["n"])
             rows = self._rows(
                 con,
-                f"SELECT {ROW_COLUMNS} FROM items{where}"
+                f"SELECT {ITEM_COLUMNS} FROM items{where}"
                 f" ORDER BY {query.sort} {direction} NULLS LAST, job_id, item_id LIMIT ? OFFSET ?",
                 [*params, query.page_size, offset],
             )
         return ItemPage(
-            rows=[ItemRow(**_lists(row)) for row in rows], total=total, page=query.page, page_size=query.page_size
+            rows=[IndexedItem(**_present(row)) for row in rows], total=total, page=query.page, page_size=query.page_size
         )
 
-    def get_item(self, job_id: str, item_id: str) -> ItemRecord | None:
+    def get_item(self, job_id: str, item_id: str) -> IndexedItem | None:
         with self._connect() as con:
             rows = self._rows(
-                con, f"SELECT {RECORD_COLUMNS} FROM items WHERE job_id = ? AND item_id = ?", [job_id, item_id]
+                con, f"SELECT {ITEM_COLUMNS} FROM items WHERE job_id = ? AND item_id = ?", [job_id, item_id]
             )
-        return ItemRecord(**_lists(rows[0])) if rows else None
+        return IndexedItem(**_present(rows[0])) if rows else None
 
-    def get_iterations(self, job_id: str, item_id: str) -> list[IterationScores]:
+    def get_iterations(self, job_id: str, item_id: str) -> list[IterationRow]:
         with self._connect() as con:
             rows = self._rows(
                 con,
                 "SELECT * FROM iterations WHERE job_id = ? AND item_id = ? ORDER BY iteration",
                 [job_id, item_id],
             )
-        return [_iteration(row) for row in rows]
+        return [IterationRow(**_present(row)) for row in rows]
 
     def get_reviews(self, job_id: str, item_id: str) -> list[Review]:
         """Every decision on the item, newest first (the first one is the one that counts)."""
@@ -305,143 +281,18 @@ class Repository:
         except ValidationError as exc:
             raise StoredFileError(path, f"is not a judge result ({exc.error_count()} problems)") from None
 
-    def job_bundle(self, job_id: str) -> JobBundle:
-        """Every passing package ZIP of a job, zipped together in memory."""
+    def job_bundle(self, job_id: str) -> Bundle:
+        """Every passing package ZIP of a job, zipped together (the batch's own bundle rules)."""
         with self._connect() as con:
             rows = self._rows(
                 con,
-                "SELECT item_id, source_name, output_zip_path FROM items"
-                " WHERE job_id = ? AND verdict = 'PASS' ORDER BY item_id",
+                "SELECT item_id, source_name, output_zip_path FROM items WHERE job_id = ? AND verdict = 'PASS'",
                 [job_id],
             )
-        buffer = io.BytesIO()
-        included: list[str] = []
-        missing: list[str] = []
-        names: set[str] = set()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as bundle:  # members are ZIPs already
-            for row in rows:
-                path = row["output_zip_path"]
-                try:
-                    if not path:
-                        raise StoredFileError(row["item_id"], "passed but has no output_zip_path")
-                    data = self.read_bytes(path)
-                except StoredFileError:
-                    missing.append(row["item_id"])
-                    continue
-                name = package_file_name(row["source_name"] or row["item_id"])
-                if name in names:
-                    name = package_file_name(f"{row['item_id']}-{row['source_name'] or ''}")
-                names.add(name)
-                bundle.writestr(name, data)
-                included.append(row["item_id"])
-            if missing:
-                bundle.writestr("MISSING.txt", "\n".join(missing) + "\n")
-        return JobBundle(data=buffer.getvalue(), included=included, missing=missing)
-
-    # ---- writes --------------------------------------------------------------------------
-
-    def add_review(self, job_id: str, item_id: str, decision: str, reviewer: str, comment: str = "") -> Review:
-        """Append one review file; the newest review of an item is its decision."""
-        if self.get_item(job_id, item_id) is None:
-            raise ReviewError(f"{job_id}/{item_id}: no such item in the index")
-        try:
-            review = Review.model_validate(
-                {
-                    "job_id": job_id,
-                    "item_id": item_id,
-                    "decision": decision,  # one of REVIEW_DECISIONS, checked here
-                    "comment": comment.strip(),
-                    "reviewer": reviewer.strip(),
-                    "created_at": datetime.now(UTC),
-                }
-            )
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise ReviewError(f"{job_id}/{item_id}: {problems}") from None
-        row = review.model_dump()
-        buffer = io.BytesIO()
-        pq.write_table(pa.Table.from_pylist([row], schema=REVIEWS_SCHEMA), buffer)
-        name = f"{review.created_at.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex}.parquet"
-        self.storage.write_bytes(f"{REVIEWS_DIR}/{name}", buffer.getvalue())
-        self._snapshot.invalidate()
-        return review
-
-    def store_uploads(self, files: Sequence[tuple[str, bytes]], *, max_files: int, max_upload_mb: int) -> StoredUploads:
-        """Check every recording first, then write them all under `uploads/{upload_id}/`."""
-        if not files:
-            raise UploadError("upload", "no recording was given")
-        if len(files) > max_files:
-            raise UploadError("upload", f"{len(files)} files, at most {max_files} per batch")
-        limit = max_upload_mb * 1024 * 1024
-        names: list[str] = []
-        for raw_name, data in files:
-            name = upload_file_name(raw_name)
-            if len(data) > limit:
-                raise UploadError(raw_name, f"is {len(data) / 1e6:.1f} MB, more than {max_upload_mb} MB")
-            if not data:
-                raise UploadError(raw_name, "is empty")
-            if name.lower().endswith(".zip") and not data.startswith(b"PK"):
-                raise UploadError(raw_name, "is not a ZIP archive")
-            if not name.lower().endswith((".zip", ".har")):
-                raise UploadError(raw_name, "is neither a .zip recording nor a .har file")
-            stem, suffix = name.rsplit(".", 1)
-            candidate, n = name, 1
-            while candidate in names:  # two uploads with one name both survive
-                n += 1
-                candidate = f"{stem}-{n}.{suffix}"
-            names.append(candidate)
-        upload_id = f"upload-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-        paths = [f"uploads/{upload_id}/{name}" for name in names]
-        for path, (_, data) in zip(paths, files, strict=True):
-            self.storage.write_bytes(path, data)
-        return StoredUploads(upload_id=upload_id, paths=paths, uris=[self.storage.uri(p) for p in paths])
+        members = [BundleMember(r["item_id"], r["source_name"] or "", r["output_zip_path"]) for r in rows]
+        return bundle_packages(self.storage, members)
 
 
-_UNSAFE = re.compile(r"[^\w.\-]+", re.UNICODE)
-
-
-def upload_file_name(raw: str) -> str:
-    """The last path part, with separators, controls and spaces folded to '_' (unicode letters kept)."""
-    base = PurePosixPath(raw.replace("\\", "/")).name
-    cleaned = _UNSAFE.sub("_", base).strip("._") or "recording"
-    return cleaned[:150]
-
-
-def package_file_name(source_name: str) -> str:
-    """`<recording>.task-package.zip`, the name formats.md gives an output package."""
-    base = upload_file_name(source_name)
-    for suffix in (".zip", ".har"):
-        if base.lower().endswith(suffix):
-            base = base[: -len(suffix)]
-    return f"{base}.task-package.zip"
-
-
-def _lists(row: dict[str, Any]) -> dict[str, Any]:
-    row["flag_codes"] = list(row.get("flag_codes") or [])
-    return row
-
-
-def _iteration(row: dict[str, Any]) -> IterationScores:
-    try:
-        explanations = json.loads(row["explanations_json"] or "{}")
-    except json.JSONDecodeError:
-        explanations = {}
-    if not isinstance(explanations, dict):
-        explanations = {}
-    return IterationScores(
-        iteration=row["iteration"],
-        scores={column: row[column] for column in DIMENSION_COLUMNS},
-        total=row["total"],
-        verdict=row["verdict"],
-        judge_source=row["judge_source"],
-        explanations={str(k): str(v) for k, v in explanations.items()},
-        rationale=row["rationale"],
-        flag_codes=list(row["flag_codes"] or []),
-        tokens_prompt=row["tokens_prompt"],
-        tokens_completion=row["tokens_completion"],
-        package_path=row["package_path"],
-        judge_path=row["judge_path"],
-        evidence_path=row["evidence_path"],
-        memory_path=row["memory_path"],
-        created_at=row["created_at"],
-    )
+def _present(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as the core's models read it: a null column takes the model's default."""
+    return {key: value for key, value in row.items() if value is not None}

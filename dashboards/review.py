@@ -1,4 +1,5 @@
-"""The review dashboard (Streamlit). `rlauto dashboard` runs this file; tests call `main(repository)`."""
+"""The review dashboard (Streamlit). `rlauto dashboard` serves it through `flows/cli/dashboard_app.py`,
+which hands `main` its repository, settings and launcher; tests call `main` with their own."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ if __name__ == "__main__" and not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st
+from pydantic import ValidationError
 
 from dashboards import auth
-from dashboards.redaction import Redactor
-from dashboards.repository import Repository, cache_dir_from_environment, storage_url_from_environment
+from dashboards.launcher import Launcher, NoLauncher
+from dashboards.repository import Repository, cache_dir_from_environment
 from dashboards.views import detail, items, overview, polish, upload
 from dashboards.views.common import OPEN_ITEM, OPEN_JOB, PAGE, PAGES
+from rlauto_core.config import Settings
+from rlauto_core.redact import Redactor
 
 
 def _follow_link() -> None:
@@ -30,10 +34,22 @@ def _follow_link() -> None:
         st.session_state[PAGE] = "Item"
 
 
-def main(repository: Repository) -> None:
+def settings_or_error() -> Settings:
+    """The deployment settings; a broken value is shown (never a traceback) and the defaults apply."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        st.error(f"configuration: {'.'.join(map(str, first['loc'])).upper()}: {first['msg']}; using the defaults")
+        return Settings.model_construct()
+
+
+def main(repository: Repository, launcher: Launcher | None = None, settings: Settings | None = None) -> None:
     st.set_page_config(page_title="RL-Auto review", layout="wide")
     if not auth.gate():
         return
+    settings = settings or settings_or_error()
+    launcher = launcher or NoLauncher()
     _follow_link()
     redactor = Redactor()
     with st.sidebar:
@@ -54,16 +70,16 @@ def main(repository: Repository) -> None:
     elif page == "Item":
         detail.render(repository, redactor)
     elif page == "Upload":
-        upload.render(repository, redactor)
+        upload.render(launcher, settings, redactor)
     else:
-        polish.render(redactor)
+        polish.render(settings, redactor)
 
 
 @st.cache_resource
-def _shared_repository(root_uri: str) -> Repository:
+def shared_repository(root_uri: str) -> Repository:
     # one repository (and one index snapshot) per process, shared by every browser session
     return Repository(root_uri, cache_dir=cache_dir_from_environment())
 
 
 if __name__ == "__main__":
-    main(_shared_repository(storage_url_from_environment()))
+    main(shared_repository(settings_or_error().rlauto_storage_url))

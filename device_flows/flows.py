@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from typing import Any
+from uuid import UUID
 
 from prefect import flow
 from prefect.exceptions import NotPausedError
@@ -20,9 +21,8 @@ from device_flows.recorder import record_trace
 from device_flows.slot import phone_slot
 from rlauto_core.errors import RlautoError
 from rlauto_core.gesture import Gesture, TouchTrace
-from rlauto_core.steps import PhoneError, RunReport, parse_steps
+from rlauto_core.steps import GestureStep, PhoneError, RunReport, parse_steps
 from rlauto_core.steps import run_steps as run_on_phone
-from rlauto_core.steps.models import GestureStep
 
 
 class StepsFailed(RlautoError):
@@ -44,7 +44,7 @@ def _record_until_resumed(serial: str, max_seconds: float) -> TouchTrace:
         # Finished on its own (time up or failed): resume ourselves so the pause returns.
         while not stop.is_set() and run_id:
             try:
-                resume_flow_run(run_id)
+                resume_flow_run(UUID(str(run_id)))
                 return
             except NotPausedError:
                 time.sleep(0.2)

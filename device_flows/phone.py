@@ -14,8 +14,7 @@ from typing import Any
 
 import adbutils
 
-from rlauto_core.gesture import Screen
-from rlauto_core.gesture.timing import STEP_MS
+from rlauto_core.gesture import STEP_MS, Screen
 from rlauto_core.steps import Element, PhoneError, Selector, ShellResult
 
 KEYCODE_WAKEUP = 224  # wakes without toggling, unlike POWER

@@ -22,7 +22,7 @@ def ensure_crash_automation(within_seconds: int = 90) -> None:
     from prefect.events.schemas.automations import EventTrigger, Posture
 
     try:
-        Automation.read(name=NAME)
+        _ = Automation.read(name=NAME)
         return
     except ValueError:
         pass

@@ -23,7 +23,7 @@ from prefect.context import FlowRunContext, SyncClientContext
 from prefect.runtime import flow_run as current_run
 from prefect.states import Running
 
-from rlauto_core.config.options import MAX_CONCURRENCY
+from rlauto_core.config import MAX_CONCURRENCY
 
 _STOPPING = {StateType.CANCELLING, StateType.CANCELLED}
 T = TypeVar("T")
@@ -54,6 +54,15 @@ def set_item_state(name: str) -> None:
         return
     with get_client(sync_client=True) as client:
         client.set_flow_run_state(UUID(str(run_id)), Running(name=name), force=True)
+
+
+async def name_batch_run(job_id: str) -> None:
+    """Name the running batch's flow run after its job (known once the batch is planned)."""
+    run_id = current_run.id
+    if not run_id or current_run.name == job_id:
+        return
+    async with get_client() as client:
+        await client.update_flow_run(UUID(str(run_id)), name=job_id)
 
 
 class BatchWatch:

@@ -2,52 +2,40 @@
 
 Through the `package-batch` deployment when a server with that deployment is reachable (its
 workers run it), else in this process on a background thread (the embedded default).
+`PrefectLauncher` is what `rlauto dashboard` hands the review app (`dashboards.launcher.Launcher`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import threading
-
-from pydantic import BaseModel
+from collections.abc import Sequence
 
 from flows import runtime
-from flows.sources import expand_sources
-from rlauto_core.config.options import RunOptions
-from rlauto_core.config.settings import Settings
-from rlauto_core.store import layout
-from tasks.storage_io import stage, storage_url_or_default
+from rlauto_core.config import RunOptions, Settings
+from rlauto_core.pipeline import LaunchedRun, plan_batch
+from rlauto_core.store import open_storage, store_uploads
 
 PACKAGE_BATCH_DEPLOYMENT = "package-batch/package-batch"
 
 
-class LaunchedRun(BaseModel):
-    job_id: str
-    flow_run_id: str
-    ui_url: str | None = None
-    via: str  # "deployment" | "in-process"
-
-
-def planned_job_id(sources: list[str], options: RunOptions) -> str:
-    """The job id the batch will use: stable for the same recordings and options."""
-    settings = Settings()
-    files = expand_sources(sources, settings.max_batch_files)
-    items = [stage(f, options.options_hash(), settings.max_upload_mb)[1].item_id for f in files]
-    return layout.batch_job_id(items)
-
-
 def launch_batch(
     sources: list[str],
-    options: RunOptions | None = None,
+    options: RunOptions,
+    settings: Settings,
+    *,
     concurrency: int = 3,
     job_id: str | None = None,
     storage_url: str | None = None,
 ) -> LaunchedRun:
     runtime.configure()
-    options = options or RunOptions()
-    url = storage_url_or_default(storage_url)
-    job = layout.safe_job_id(job_id) if job_id else planned_job_id(sources, options)
+    url = storage_url or settings.rlauto_storage_url
+    plan = plan_batch(
+        sources, options, max_files=settings.max_batch_files, max_upload_mb=settings.max_upload_mb, job_id=job_id
+    )
+    job = plan.job_id
     parameters = {
         "sources": sources,
         "options": options.model_dump(mode="json", exclude={"api_key"}),
@@ -55,21 +43,35 @@ def launch_batch(
         "job_id": job,
         "storage_url": url,
     }
-    deployed = _deployment_exists(PACKAGE_BATCH_DEPLOYMENT)
-    if deployed:
+    if _deployment_exists(PACKAGE_BATCH_DEPLOYMENT):
+        from prefect.client.schemas.objects import FlowRun
         from prefect.deployments import run_deployment
 
         run = run_deployment(PACKAGE_BATCH_DEPLOYMENT, parameters=parameters, timeout=0, tags=[f"job-{job}"])
+        assert isinstance(run, FlowRun)  # sync_compatible: a FlowRun when called from sync code
         return LaunchedRun(
             job_id=job, flow_run_id=str(run.id), ui_url=runtime.ui_url_for(str(run.id)), via="deployment"
         )
-    flow_run_id = _start_in_process(sources, options, concurrency, job, url)
+    flow_run_id = _start_in_process({**parameters, "options": options}, job)
     return LaunchedRun(job_id=job, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id), via="in-process")
 
 
-def _deployment_exists(name: str) -> bool:
-    import os
+class PrefectLauncher:
+    """Uploads stored under `uploads/{upload_id}/`, then a batch of them whose job is that id."""
 
+    def __init__(self, settings: Settings, storage_url: str) -> None:
+        self.settings, self.storage_url = settings, storage_url
+
+    def launch(self, files: Sequence[tuple[str, bytes]], options: RunOptions, concurrency: int) -> LaunchedRun:
+        stored = store_uploads(
+            open_storage(self.storage_url), files, max_files=self.settings.max_batch_files,
+            max_upload_mb=self.settings.max_upload_mb,
+        )  # fmt: skip
+        return launch_batch(stored.uris, options, self.settings, concurrency=concurrency, job_id=stored.upload_id,
+                            storage_url=self.storage_url)  # fmt: skip
+
+
+def _deployment_exists(name: str) -> bool:
     if not os.environ.get("PREFECT_API_URL"):
         return False
     from prefect.client.orchestration import get_client
@@ -83,17 +85,15 @@ def _deployment_exists(name: str) -> bool:
     return True
 
 
-def _start_in_process(sources: list[str], options: RunOptions, concurrency: int, job: str, url: str) -> str:
+def _start_in_process(parameters: dict[str, object], job: str) -> str:
     """Create the batch's flow run first (so its id is known), then run it on a daemon thread."""
     from prefect.client.orchestration import get_client
     from prefect.flow_engine import run_flow
 
     from flows.pipeline import package_batch
 
-    parameters = {"sources": sources, "options": options, "concurrency": concurrency, "job_id": job,
-                  "storage_url": url}  # fmt: skip
     with get_client(sync_client=True) as client:
-        flow_run = client.create_flow_run(package_batch, parameters=parameters, tags=[f"job-{job}"])
+        flow_run = client.create_flow_run(package_batch, parameters=parameters, tags=[f"job-{job}"], name=job)
 
     def run() -> None:
         asyncio.run(run_flow(package_batch, flow_run=flow_run, parameters=parameters))  # type: ignore[arg-type]

@@ -1,9 +1,10 @@
-"""Prefect artifacts: per item the six scores per iteration, the judge's reasons with the flags,
-and where the package is; per batch the progress and a summary table.
+"""Prefect artifacts: per item one page (the six scores per iteration, the judge's reasons, the
+flags, where the package is); per batch the progress and a summary table.
 
-They are async and called from the async flows, so they ride on the flow run's own API client:
-a synchronous call from a thread opened a client of its own each time (a TLS context and a
-CSRF round trip), which was most of an item's orchestration cost (bench_orchestration)."""
+One artifact per item, written when it ends: each artifact is an API write the Prefect server
+pays for (three per item were a visible part of a batch's cost, bench_orchestration). They are
+async, on the flow run's own API client.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ from prefect.artifacts import (
     aupdate_progress_artifact,
 )
 
-from rlauto_core.package.judgement import Dimension
-from rlauto_core.rules.flags import Flag
-from tasks.models import ItemResult
+from rlauto_core.package import Dimension
+from rlauto_core.pipeline import BatchOutcome, ItemOutcome
 
 SHORT = {
     Dimension.INSTRUCTION_CLARITY.value: "clarity",
@@ -37,46 +37,44 @@ def _key(*parts: str) -> str:
     return "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in text)[:100]
 
 
-async def item_artifacts(result: ItemResult, flags: list[Flag]) -> None:
-    rows = [
-        {"iteration": it.iteration, **{SHORT[d]: it.scores.get(d) for d in SHORT}, "total": it.total,
-         "verdict": it.verdict, "judge": it.judge_source}
-        for it in result.iterations
-    ]  # fmt: skip
-    if rows:
-        await acreate_table_artifact(
-            rows, key=_key(result.item_id, "scores"), description=f"Judge scores per iteration: {result.source_name}"
-        )
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+async def item_artifact(outcome: ItemOutcome) -> None:
     await acreate_markdown_artifact(
-        judge_markdown(result, flags), key=_key(result.item_id, "judge"), description="Judge reasons and flags"
+        item_markdown(outcome), key=_key(outcome.item_id, "judge"), description=f"{outcome.source_name}: judge"
     )
-    target = result.output_zip_path or result.package_path or result.export_dir
-    if target:
-        await acreate_link_artifact(
-            result.uri(target) or target,
-            link_text=f"{result.source_name}: {'output.zip' if result.output_zip_path else 'export folder'}",
-            key=_key(result.item_id, "package"),
-            description="Where the package is in storage",
-        )
 
 
-def judge_markdown(result: ItemResult, flags: list[Flag]) -> str:
-    lines = [f"# {result.source_name}: {result.status}", ""]
-    if result.error:
-        lines += [f"**Error:** {result.error}", ""]
-    best = next((i for i in result.iterations if i.iteration == result.best_iteration), None)
+def item_markdown(outcome: ItemOutcome) -> str:
+    lines = [f"# {_cell(outcome.source_name)}: {outcome.status}", ""]
+    if outcome.message:
+        lines += [_cell(outcome.message), ""]
+    if outcome.error and outcome.error != outcome.message:
+        lines += [f"**Error:** {_cell(outcome.error)}", ""]
+    if outcome.iterations:
+        lines += [
+            "| iteration | " + " | ".join(SHORT.values()) + " | total | verdict | judge |",
+            "|---" * (len(SHORT) + 4) + "|",
+        ]
+        for it in outcome.iterations:
+            scores = " | ".join(str(it.scores.get(d, "")) for d in SHORT)
+            lines.append(f"| {it.iteration} | {scores} | {it.total} | {it.verdict} | {it.judge_source} |")
+        lines.append("")
+    best = outcome.best()
     if best is not None:
         lines += [f"**Best iteration {best.iteration}**: {best.total}/12, {best.verdict} ({best.judge_source})", ""]
         if best.rationale:
-            lines += [best.rationale, ""]
+            lines += [_cell(best.rationale), ""]
         lines += ["| dimension | score | why |", "|---|---|---|"]
         for dimension, explanation in best.explanations.items():
-            why = explanation.replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {dimension} | {best.scores.get(dimension, '')}/2 | {why} |")
+            lines.append(f"| {dimension} | {best.scores.get(dimension, '')}/2 | {_cell(explanation)} |")
         lines.append("")
     lines.append("## Flags")
-    lines += [f"- `{f.code}` ({f.severity}): {f.message}" for f in flags] or ["- none"]
-    lines += ["", f"Storage: `{result.uri(result.export_dir) or result.export_dir}`"]
+    lines += [f"- `{f.code}` ({f.severity}): {_cell(f.message)}" for f in outcome.flags] or ["- none"]
+    target = outcome.output_zip_path or outcome.package_path or outcome.export_dir
+    lines += ["", f"Package: {outcome.uri(target) or target}"]
     return "\n".join(lines)
 
 
@@ -89,15 +87,15 @@ async def update_progress(artifact_id: UUID, done: int, total: int) -> None:
     await aupdate_progress_artifact(artifact_id, progress=100.0 * done / max(total, 1))
 
 
-async def batch_summary(job_id: str, items: list[ItemResult], all_results_uri: str | None) -> None:
+async def batch_summary(batch: BatchOutcome, all_results_uri: str | None) -> None:
     rows = [
         {"recording": i.source_name, "status": i.status, "verdict": i.verdict or "", "score": i.total_score,
          "iterations": i.iterations_used, "item": i.item_id, "package": i.uri(i.output_zip_path) or "",
          "error": (i.error or "")[:200]}
-        for i in items
+        for i in batch.items
     ]  # fmt: skip
-    await acreate_table_artifact(rows, key=_key(job_id, "summary"), description=f"Job {job_id}")
+    await acreate_table_artifact(rows, key=_key(batch.job_id, "summary"), description=f"Job {batch.job_id}")
     if all_results_uri:
         await acreate_link_artifact(
-            all_results_uri, link_text=f"all-results-{job_id}.zip", key=_key(job_id, "all-results")
+            all_results_uri, link_text=f"all-results-{batch.job_id}.zip", key=_key(batch.job_id, "all-results")
         )

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from rlauto_core.config.settings import default_storage_url
+from rlauto_core.config import default_storage_url
 
 
 def data_dir() -> Path:

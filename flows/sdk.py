@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 from flows import runtime
-from rlauto_core.config.options import RunOptions
-from tasks.models import BatchResult, ItemResult
+from rlauto_core.config import RunOptions
+from rlauto_core.package import package_file_name
+from rlauto_core.pipeline import BatchOutcome
+from tasks.storage_io import get_storage
 
 
 def run_batch(
@@ -17,48 +18,35 @@ def run_batch(
     concurrency: int = 3,
     job_id: str | None = None,
     storage_url: str | None = None,
-) -> BatchResult:
+) -> BatchOutcome:
     """`package_batch` run to the end in this process (a local server if one is up, else ephemeral)."""
     runtime.configure()
     from flows.pipeline import package_batch
 
-    state = asyncio.run(
-        package_batch(sources, options, concurrency, job_id, storage_url, return_state=True)  # type: ignore[call-overload]
-    )
-    return state.result(raise_on_failure=True)  # type: ignore[no-any-return]
+    async def batch() -> BatchOutcome:
+        state = await package_batch(sources, options, concurrency, job_id, storage_url, return_state=True)
+        return state.result(raise_on_failure=True)
+
+    return asyncio.run(batch())
 
 
-def run_batch_for_cli(
-    paths: list[str], options: RunOptions | None = None, out_dir: str | Path | None = None, concurrency: int = 3
-) -> list[ItemResult]:
-    """What `rlauto package` runs: the batch on the embedded default (offline analyzer unless a
-    model key is set, local storage, ephemeral Prefect or the local stack), then each passing
-    package copied to `out_dir` as `<recording>.task-package.zip`. Print `where(...)` for the rest."""
-    batch = run_batch(paths, options, concurrency)
-    if out_dir is not None:
-        copy_packages(batch, Path(out_dir))
-    return batch.items
-
-
-def copy_packages(batch: BatchResult, out_dir: Path) -> list[Path]:
-    from rlauto_core.store.layout import package_file_name
-    from tasks.storage_io import get_storage
-
+def copy_packages(batch: BatchOutcome, out_dir: Path) -> dict[str, Path]:
+    """Each passing package copied to `out_dir/<recording>.task-package.zip`; item id -> where."""
     storage = get_storage(batch.storage_url)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    written: dict[str, Path] = {}
     for item in batch.completed:
         if item.output_zip_path is None:
             continue
         target = out_dir / package_file_name(item.source_name)
-        tmp = target.with_suffix(".tmp")
+        tmp = target.with_name(f".{target.name}.tmp")
         tmp.write_bytes(storage.read_bytes(item.output_zip_path))
-        shutil.move(tmp, target)
-        written.append(target)
+        tmp.replace(target)
+        written[item.item_id] = target
     return written
 
 
-def where(batch: BatchResult) -> dict[str, str | None]:
+def where(batch: BatchOutcome) -> dict[str, str | None]:
     """Where a user finds the results: packages, the index, the bundle and the UI."""
     base = batch.storage_url.rstrip("/")
     return {

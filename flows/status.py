@@ -8,21 +8,21 @@ from typing import Any
 from pydantic import BaseModel
 
 from flows import runtime
+from rlauto_core.pipeline import ItemOutcome, ItemStatus
 from rlauto_core.store import layout
-from tasks.models import ItemResult
-from tasks.storage_io import get_storage, storage_url_or_default
+from tasks.storage_io import get_storage
 
 
 class StatusRow(BaseModel):
     source_name: str
-    status: str
+    status: ItemStatus
     verdict: str | None = None
     total_score: int | None = None
     iterations_used: int = 0
     detail: str = ""
 
 
-def status_of_state(state_type: str, state_name: str) -> str:
+def status_of_state(state_type: str, state_name: str) -> ItemStatus:
     """Prefect state -> item status (queued, running, judging, completed, failed, stopped)."""
     if state_name == "Judging":
         return "judging"
@@ -36,15 +36,14 @@ def status_of_state(state_type: str, state_name: str) -> str:
         "CANCELLING": "stopped",
         "CANCELLED": "stopped",
         "PAUSED": "queued",
-    }.get(state_type, state_type.lower())
+    }.get(state_type, "queued")  # type: ignore[return-value]
 
 
-def job_status(job: str, storage_url: str | None = None) -> list[StatusRow]:
-    url = storage_url_or_default(storage_url)
-    storage = get_storage(url)
+def job_status(job: str, storage_url: str) -> list[StatusRow]:
+    storage = get_storage(storage_url)
     rows: dict[str, StatusRow] = {}
     for path in storage.glob(f"{layout.job_exports_dir(job)}/*/item.json"):
-        item = ItemResult.model_validate_json(storage.read_bytes(path))
+        item = ItemOutcome.model_validate_json(storage.read_bytes(path))
         rows[item.source_name] = StatusRow(
             source_name=item.source_name,
             status=item.status,

@@ -1,12 +1,17 @@
-"""Secret redaction: Authorization, Cookie, API-key headers, token-like query parameters and keys.
+"""Secret redaction, the one set of rules: Authorization, Cookie and API-key headers, token-like
+query parameters and keys, bearer tokens, JWTs and key formats in text, and the values of
+secret-looking environment variables.
 
-Used for everything a model sees and for every `task.json` we write.
+Used for everything a model sees, every `task.json` we write, model error messages, and
+everything the dashboard shows (`Redactor`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -26,6 +31,12 @@ _SECRET_KEY_RE = re.compile(
 )
 _BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
 _JWT_RE = re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}")
+# a token-like parameter inside free text (a URL quoted in a message)
+_QUERY_SECRET_RE = re.compile(
+    r"(?i)([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|"
+    r"password|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|"
+    r"x-amz-security-token)=)[^&#\s\"']*"
+)
 _KEYLIKE_RE = re.compile(r"\b(sk|pk|rk|xox[abprs]|ghp|gho|glpat|AKIA)[-_][A-Za-z0-9_-]{12,}")
 
 
@@ -38,11 +49,21 @@ def is_secret_key(name: str) -> bool:
     return bool(_SECRET_KEY_RE.search(normalized))
 
 
-def redact_text(text: str) -> str:
-    """Scrub bearer tokens, JWTs and well-known key formats from free text."""
+def is_secret_name(name: str) -> bool:
+    """A header or field name whose value is a credential."""
+    return is_secret_header(name.strip()) or is_secret_key(name)
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """Scrub known secret values, bearer tokens, JWTs, key formats and token-like query
+    parameters from free text."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
     text = _BEARER_RE.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
     text = _JWT_RE.sub(REDACTED, text)
-    return _KEYLIKE_RE.sub(REDACTED, text)
+    text = _KEYLIKE_RE.sub(REDACTED, text)
+    return _QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
 
 
 def redact_url(url: str) -> str:
@@ -111,3 +132,58 @@ def redact_body(body: str | None) -> str | None:
 
 def redact_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(name, REDACTED if is_secret_header(name) else redact_text(value)) for name, value in headers]
+
+
+# Environment variables whose names look like credentials; identifiers beside them are not
+# secrets (AWS_ACCESS_KEY_ID=rlauto would otherwise blank every "rlauto").
+_SECRET_ENV_NAME = re.compile(r"(?i)(key|token|secret|password|passwd|credential|cookie)")
+_PUBLIC_ENV_NAME = re.compile(r"(?i)(_ID|_USER|_USERNAME|_NAME|_FILE|_PATH|_URL|_MODE)$")
+MIN_SECRET_LENGTH = 8  # shorter values would blank ordinary words
+
+
+def secret_environment_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of environment variables whose names look like credentials, longest first."""
+    env = os.environ if environ is None else environ
+    values = {
+        v
+        for k, v in env.items()
+        if _SECRET_ENV_NAME.search(k) and not _PUBLIC_ENV_NAME.search(k) and len(v.strip()) >= MIN_SECRET_LENGTH
+    }
+    return sorted(values, key=len, reverse=True)
+
+
+_MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>!])")
+
+
+class Redactor:
+    """Every rule above plus the secret values of the environment (and `extra_secrets`); make
+    one per page or report so that newly set variables are seen."""
+
+    def __init__(self, extra_secrets: Iterable[str] = ()) -> None:
+        extra = [s for s in extra_secrets if len(s) >= MIN_SECRET_LENGTH]
+        self._secrets = sorted({*secret_environment_values(), *extra}, key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        return redact_text(value, self._secrets)
+
+    def value(self, value: Any) -> Any:
+        """A deep copy of a JSON value with secret fields and strings redacted."""
+        return _with_secrets(redact_json(value), self._secrets)
+
+    def markdown(self, value: str) -> str:
+        """Redacted text safe inside markdown (the dashboard's messages, headers, labels): no
+        link, image, HTML or code span can be formed from recorded or model-written text."""
+        return _MARKDOWN_ACTIVE.sub(r"\\\1", self.text(value))
+
+
+def _with_secrets(value: Any, secrets: list[str]) -> Any:
+    if not secrets:
+        return value
+    if isinstance(value, dict):
+        return {k: _with_secrets(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_secrets(v, secrets) for v in value]
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+    return value

@@ -1,9 +1,13 @@
 """Every model call is a cached Prefect task behind the global LLM concurrency limit.
 
-The cache key is built from the recording's hash, the options' hash, the role, the call's place
-in the item (for the analyzer and judge: the iteration number), the prompt version and the
-prompt itself, so a re-run or a resumed run reads a completed call back from result storage
-instead of paying for it again.
+The cache key is built from the recording's hash, the options' hash, the role, the endpoint
+(model, base URL, API mode, sampling: `EndpointConfig.answer_key`), the call's place in the item
+(for the analyzer and judge: the iteration number), the prompt version and the prompt itself, so
+a re-run or a resumed run reads a completed call back from result storage instead of paying for
+it again, and a changed model is never served another model's answer.
+
+Transient errors are retried once, in the HTTP client (with backoff and Retry-After): the task
+itself is not retried on top.
 """
 
 from __future__ import annotations
@@ -16,8 +20,7 @@ from typing import Any
 
 from prefect import task
 
-from rlauto_core.llm.types import Message, ModelClient, ModelReply, Role
-from tasks.retry import retry_on_transient_error
+from rlauto_core.llm import EndpointConfig, Message, ModelClient, ModelReply, Role
 
 LLM_LIMIT_NAME = "rlauto-llm"
 
@@ -32,9 +35,6 @@ def _call_key(context: Any, parameters: dict[str, Any]) -> str:
     cache_key_fn=_call_key,
     persist_result=True,
     result_serializer="json",
-    retries=2,
-    retry_delay_seconds=[2, 10],
-    retry_condition_fn=retry_on_transient_error,
 )
 def model_call(
     client: ModelClient,
@@ -80,13 +80,16 @@ class CachedModelClient:
     def endpoint_host(self) -> str:
         return self._inner.endpoint_host
 
+    @property
+    def endpoint(self) -> EndpointConfig:
+        return self._inner.endpoint
+
     def complete(self, messages: list[Message], *, json_output: bool = False) -> ModelReply:
         # the iteration number, and the n-th call of this role within it (a re-ask is a second call)
         iteration = self._iteration()
         self._calls[iteration] = sequence = self._calls.get(iteration, 0) + 1
-        prompt_hash = hashlib.sha256(
-            json.dumps([m.model_dump() for m in messages], sort_keys=True).encode()
-        ).hexdigest()[:16]
+        asked = json.dumps([self.endpoint.answer_key(), [m.model_dump() for m in messages]], sort_keys=True)
+        prompt_hash = hashlib.sha256(asked.encode()).hexdigest()[:16]
         key = (
             f"llm-{self._key_prefix}-{self.role}-iter{iteration}-{sequence}-{self._prompt_version}-"
             f"{'json' if json_output else 'text'}-{prompt_hash}"

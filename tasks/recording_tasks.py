@@ -1,4 +1,4 @@
-"""Thin tasks around the pure pipeline: parse, rules, analyze (offline), build, judge, export.
+"""Thin tasks around one recording's steps: parse, rules, export, and the index.
 
 None of them is retried except on transient errors (they have none of their own: a bad ZIP or
 a low score fails at once). Their results are not persisted: they are cheap to recompute, and
@@ -14,27 +14,15 @@ from prefect import task
 from prefect.cache_policies import NONE as NO_CACHE
 from pydantic import BaseModel, Field
 
-from rlauto_core.analysis.offline import analyze_offline
-from rlauto_core.config.options import RunOptions
-from rlauto_core.evidence import build_evidence, slim_evidence
-from rlauto_core.evidence.models import Evidence
+from rlauto_core.evidence import Evidence, build_evidence
 from rlauto_core.importers import import_bytes
-from rlauto_core.judging.selfcheck import self_check
-from rlauto_core.judging.validator import validate
-from rlauto_core.package.builder import build_package
-from rlauto_core.package.draft import PackageDraft
-from rlauto_core.package.export import export_package
-from rlauto_core.package.judgement import JudgeResult
-from rlauto_core.package.models import JudgeIteration, TaskPackage
-from rlauto_core.recording import Recording
-from rlauto_core.rules import run_rules
-from rlauto_core.rules.flags import Flag
-from rlauto_core.store import layout
-from tasks.models import UploadRef
+from rlauto_core.package import TaskPackage, export_package
+from rlauto_core.pipeline import ItemOutcome, PlannedItem, index_rows
+from rlauto_core.recording import Mode, Recording
+from rlauto_core.rules import Flag, run_rules
+from rlauto_core.store import append_item, layout
 from tasks.retry import STORAGE_WRITE
-from tasks.storage_io import get_storage
-
-_PLAIN = {"cache_policy": NO_CACHE, "persist_result": False, "result_serializer": "json"}
+from tasks.storage_io import get_storage, json_bytes
 
 
 class Findings(BaseModel):
@@ -44,100 +32,54 @@ class Findings(BaseModel):
     flags: list[Flag] = Field(default_factory=list)
 
 
-@task(name="parse", task_run_name="parse-{upload.source_name}", **_PLAIN)
-def parse(upload: UploadRef, data: bytes, options: RunOptions, max_upload_mb: int) -> Recording:
+@task(name="parse", task_run_name="parse-{item.source_name}", cache_policy=NO_CACHE, persist_result=False)
+def parse(item: PlannedItem, data: bytes, requested_mode: Mode | None, max_upload_mb: int) -> Recording:
     """The recording's bytes (as staged) -> a Recording; a bad file is a RecordingError."""
-    return import_bytes(data, upload.source_name, options.requested_mode, max_upload_mb)
+    return import_bytes(data, item.source_name, requested_mode, max_upload_mb)
 
 
-@task(name="rules", **_PLAIN)
-def rules(recording: Recording, options: RunOptions) -> Findings:
+@task(name="rules", cache_policy=NO_CACHE, persist_result=False, result_serializer="json")
+def rules(recording: Recording, rule_profile: str) -> Findings:
     evidence = build_evidence(recording)
-    return Findings(evidence=evidence, flags=run_rules(recording, evidence, options.rule_profile))
+    return Findings(evidence=evidence, flags=run_rules(recording, evidence, rule_profile))
 
 
-@task(name="analyze-offline", **_PLAIN)
-def analyze(recording: Recording, findings: Findings) -> PackageDraft:
-    return analyze_offline(recording, findings.evidence, findings.flags)
-
-
-@task(name="build-package", **_PLAIN)
-def build(recording: Recording, findings: Findings, draft: PackageDraft, options: RunOptions) -> TaskPackage:
-    package = build_package(
-        recording,
-        findings.evidence,
-        draft,
-        rule_profile=options.rule_profile,
-        pass_policy=options.pass_policy,
-        flags=findings.flags,
-    )
-    check = self_check(package, recording)
-    return package.model_copy(update={"validation": package.validation.model_copy(update={"self_check": check})})
-
-
-@task(name="judge-validator", **_PLAIN)
-def judge(recording: Recording, findings: Findings, package: TaskPackage, options: RunOptions) -> JudgeResult:
-    return validate(
-        package,
-        recording,
-        evidence=findings.evidence,
-        flags=findings.flags,
-        check=package.validation.self_check,
-        policy=options.pass_policy,
-    )
-
-
-def finalize_offline(package: TaskPackage, result: JudgeResult) -> TaskPackage:
-    """The offline package with its single judged iteration recorded in `validation`."""
-    validation = package.validation.model_copy(
-        update={
-            "judge": [JudgeIteration(iteration=1, result=result)],
-            "iterations_used": 1,
-            "verdict": result.verdict,
-        }
-    )
-    return package.model_copy(update={"validation": validation})
-
-
-def slim_view(recording: Recording, findings: Findings) -> dict[str, object]:
-    return {
-        "slim": slim_evidence(recording, findings.evidence),
-        "flags": [f.model_dump(mode="json") for f in findings.flags],
-    }
-
-
-@task(name="export", task_run_name="export-{upload.source_name}", **STORAGE_WRITE)
+@task(name="export", task_run_name="export-{item.source_name}", **STORAGE_WRITE)
 def export(
-    upload: UploadRef,
-    recording: Recording,
-    package: TaskPackage,
-    options: RunOptions,
-    storage_url: str,
-    best: dict[str, str],
-    passed: bool,
-    message: str,
-) -> str | None:
-    """The item's final files: the best iteration's snapshots copied to `best/`, then
-    `output.zip` (the recording as uploaded, task.json rewritten; formats.md section 2) when it
-    passed, else `error.txt` with why. Returns the output.zip path, or None."""
-    storage = get_storage(storage_url)
-    for source, target in best.items():
-        storage.write_bytes(target, storage.read_bytes(source))
-    job, item = upload.job_id, upload.item_id
-    if not passed:
-        storage.write_bytes(layout.error_path(job, item), f"{message}\n".encode())
-        return None
+    item: PlannedItem, outcome: ItemOutcome, package: TaskPackage | None, root_prefix: str, redact_secrets: bool
+) -> ItemOutcome:
+    """The item's final files: the best iteration's snapshots copied beside it, then `output.zip`
+    (the recording as uploaded, task.json rewritten; formats.md section 2) when it passed, else
+    `error.txt` with why. Returns the outcome with where they are."""
+    storage = get_storage(outcome.storage_url)
+    job, item_id = outcome.job_id, outcome.item_id
+    best = outcome.best()
+    for snapshot, source in (best.paths if best else {}).items():
+        storage.write_bytes(layout.best_path(job, item_id, snapshot), storage.read_bytes(source))  # type: ignore[arg-type]
+    if package is None or not outcome.passed:
+        storage.write_bytes(layout.error_path(job, item_id), f"{outcome.error or outcome.message}\n".encode())
+        package_path = layout.best_path(job, item_id, "task-package") if best else None
+        return outcome.model_copy(update={"package_path": package_path})
     with tempfile.TemporaryDirectory(prefix="rlauto-export-") as tmp:
-        source = Path(tmp) / "in" / (Path(upload.source_name).name or "recording.zip")
-        source.parent.mkdir()
-        source.write_bytes(storage.read_bytes(upload.upload_path))
-        written = export_package(
-            source,
-            package,
-            Path(tmp) / "out",
-            root_prefix=recording.root_prefix,
-            redact_secrets=options.redact_secrets,
-        )
-        path = layout.output_zip_path(job, item)
+        # the recording under a fixed name: the source's own name may not fit in a path
+        copy = Path(tmp) / ("recording.har" if item.source_name.lower().endswith(".har") else "recording.zip")
+        copy.write_bytes(storage.read_bytes(item.upload_path))
+        written = export_package(copy, package, Path(tmp) / "out", root_prefix=root_prefix,
+                                 redact_secrets=redact_secrets, source_name=item.source_name)  # fmt: skip
+        path = layout.output_zip_path(job, item_id)
         storage.write_bytes(path, written.read_bytes())  # atomic: never a partial output.zip
-        return path
+    return outcome.model_copy(
+        update={"package_path": layout.best_path(job, item_id, "task-package"), "output_zip_path": path}
+    )
+
+
+@task(name="index", **STORAGE_WRITE)
+def index(outcome: ItemOutcome) -> list[str]:
+    """The item's index rows, then its `item.json`: the file whose presence says every other
+    file of the item is in place (a crash between the two re-runs the item, and index readers
+    keep the newest row)."""
+    storage = get_storage(outcome.storage_url)
+    written = append_item(storage, *index_rows(outcome))
+    path = layout.item_outcome_path(outcome.job_id, outcome.item_id)
+    storage.write_bytes(path, json_bytes(outcome))
+    return [*written, path]

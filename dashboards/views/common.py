@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards.redaction import Redactor
+from rlauto_core.redact import Redactor
 
 OPEN_JOB = "open_job"
 OPEN_ITEM = "open_item"

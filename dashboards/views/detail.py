@@ -8,11 +8,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards.models import ItemRecord, StoredFileError
-from dashboards.redaction import Redactor
-from dashboards.repository import Repository, package_file_name
+from dashboards.models import StoredFileError
+from dashboards.repository import Repository
 from dashboards.views import judge_panel, review_form
 from dashboards.views.common import OPEN_ITEM, OPEN_JOB, pretty_json, show_json, show_text
+from rlauto_core.package import package_file_name
+from rlauto_core.redact import Redactor
+from rlauto_core.store import IndexedItem
 
 
 def render(repository: Repository, redactor: Redactor) -> None:
@@ -57,7 +59,7 @@ def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[
     return value
 
 
-def _summary(item: ItemRecord) -> None:
+def _summary(item: IndexedItem) -> None:
     cols = st.columns(6)
     cols[0].metric("Verdict", item.verdict or "-")
     cols[1].metric("Score", "-" if item.total_score is None else f"{item.total_score}/{item.max_score or 12}")
@@ -68,7 +70,7 @@ def _summary(item: ItemRecord) -> None:
     st.caption(f"status {item.status} · mode {item.mode} · rule profile {item.rule_profile} · analyzer {item.analyzer}")
 
 
-def _flags(item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor) -> None:
+def _flags(item: IndexedItem, package: dict[str, Any] | None, redactor: Redactor) -> None:
     st.subheader("Flags")
     flags: Any = (package or {}).get("validation", {}).get("flags") if package else None
     if flags is None:
@@ -92,7 +94,7 @@ def _flags(item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor)
         st.caption("No flags.")
 
 
-def _self_check(item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor) -> None:
+def _self_check(item: IndexedItem, package: dict[str, Any] | None, redactor: Redactor) -> None:
     st.subheader("Self-check")
     check: Any = ((package or {}).get("validation") or {}).get("self_check") or {}
     golden = check.get("golden_full_marks", item.golden_full_marks)
@@ -155,7 +157,7 @@ def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:
         show_json(redactor, package, expanded=False)
 
 
-def _downloads(repository: Repository, item: ItemRecord, package: dict[str, Any] | None, redactor: Redactor) -> None:
+def _downloads(repository: Repository, item: IndexedItem, package: dict[str, Any] | None, redactor: Redactor) -> None:
     st.subheader("Download")
     cols = st.columns(2)
     if package is not None:

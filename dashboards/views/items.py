@@ -8,10 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.models import UNREVIEWED, ItemQuery, SortKey
-from dashboards.redaction import Redactor
 from dashboards.repository import Repository
 from dashboards.views.common import open_item, short
-from rlauto_core.store.index_schema import REVIEW_DECISIONS
+from rlauto_core.redact import Redactor
+from rlauto_core.store import REVIEW_DECISIONS
 
 PAGE_SIZES = (25, 50, 100)
 

@@ -7,24 +7,24 @@ import difflib
 import pandas as pd
 import streamlit as st
 
-from dashboards.models import IterationScores, StoredFileError
-from dashboards.redaction import Redactor
+from dashboards.models import StoredFileError
 from dashboards.repository import Repository
 from dashboards.views.common import pretty_json, show_text
-from rlauto_core.package.judgement import Dimension
-from rlauto_core.store.index_schema import DIMENSION_COLUMNS
+from rlauto_core.package import Dimension
+from rlauto_core.redact import Redactor
+from rlauto_core.store import DIMENSION_COLUMNS, IterationRow
 
 LABELS = dict(zip(DIMENSION_COLUMNS, (d.value for d in Dimension), strict=True))
 MAX_DIFF_LINES = 4000
 
 
-def render(repository: Repository, redactor: Redactor, iterations: list[IterationScores]) -> None:
+def render(repository: Repository, redactor: Redactor, iterations: list[IterationRow]) -> None:
     st.subheader("Judge scores over iterations")
     if not iterations:
         st.info("No iteration was judged for this item.")
         return
     chart = pd.DataFrame(
-        [{LABELS[c]: it.scores.get(c) for c in DIMENSION_COLUMNS} for it in iterations],
+        [{LABELS[c]: it.scores().get(c) for c in DIMENSION_COLUMNS} for it in iterations],
         index=pd.Index([it.iteration for it in iterations], name="iteration"),
     )
     st.line_chart(chart, y_label="score (0-2)", x_label="iteration")
@@ -46,8 +46,8 @@ def render(repository: Repository, redactor: Redactor, iterations: list[Iteratio
                     [
                         {
                             "dimension": LABELS[c],
-                            "score": it.scores.get(c),
-                            "explanation": redactor.text(it.explanations.get(c, "")),
+                            "score": it.scores().get(c),
+                            "explanation": redactor.text(it.explanations().get(c, "")),
                         }
                         for c in DIMENSION_COLUMNS
                     ]
@@ -59,7 +59,7 @@ def render(repository: Repository, redactor: Redactor, iterations: list[Iteratio
     _diff(repository, redactor, iterations)
 
 
-def _diff(repository: Repository, redactor: Redactor, iterations: list[IterationScores]) -> None:
+def _diff(repository: Repository, redactor: Redactor, iterations: list[IterationRow]) -> None:
     st.subheader("Compare two iterations' packages")
     numbers = [it.iteration for it in iterations]
     if len(numbers) < 2:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards.redaction import Redactor
 from dashboards.repository import Repository
-from rlauto_core.store.index_schema import ITEM_STATUSES
+from rlauto_core.pipeline import ITEM_STATUSES
+from rlauto_core.redact import Redactor
 
 BUNDLE = "job_bundle"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from dashboards.redaction import Redactor
+from rlauto_core.config import Settings
 from rlauto_core.errors import RlautoError
+from rlauto_core.redact import Redactor
 
 NO_MODEL = (
     "No model is configured for polishing: set DEFAULT_API_KEY (and DEFAULT_BASE_URL / DEFAULT_MODEL "
@@ -14,7 +15,7 @@ NO_MODEL = (
 )
 
 
-def render(redactor: Redactor) -> None:
+def render(settings: Settings, redactor: Redactor) -> None:
     st.header("Polish a task")
     with st.form("polish_form"):
         raw = st.text_area("Raw task text", key="polish_raw", height=160)
@@ -22,12 +23,10 @@ def render(redactor: Redactor) -> None:
     if not submitted:
         return
     # imported here: the model layer is only needed when someone asks for a polish
-    from rlauto_core.analysis.polish import polish_task
-    from rlauto_core.config.settings import Settings
+    from rlauto_core.analysis import polish_task
     from rlauto_core.llm import Role, http_client, resolve_endpoint
 
     try:
-        settings = Settings()
         if not resolve_endpoint(Role.POLISH, settings).configured:
             st.warning(NO_MODEL)
             return

@@ -5,16 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards.models import ItemRecord
-from dashboards.redaction import Redactor
-from dashboards.repository import Repository, ReviewError
-from rlauto_core.store.index_schema import REVIEW_DECISIONS
+from dashboards.repository import Repository
+from rlauto_core.redact import Redactor
+from rlauto_core.store import REVIEW_DECISIONS, IndexedItem, ReviewError, add_review
 
 REVIEWER = "reviewer_name"
 FLASH = "review_flash"
 
 
-def render(repository: Repository, redactor: Redactor, item: ItemRecord) -> None:
+def render(repository: Repository, redactor: Redactor, item: IndexedItem) -> None:
     st.subheader("Review")
     flash = st.session_state.pop(FLASH, None)
     if flash:
@@ -26,10 +25,12 @@ def render(repository: Repository, redactor: Redactor, item: ItemRecord) -> None
         submitted = st.form_submit_button("Submit review", type="primary")
     if submitted:
         try:
-            review = repository.add_review(item.job_id, item.item_id, decision, reviewer, comment)
+            # the item comes from the index this page read: the review is for an item that exists
+            review = add_review(repository.storage, item.job_id, item.item_id, decision, reviewer, comment)
         except ReviewError as exc:
             st.error(redactor.markdown(str(exc)))
         else:
+            repository.refresh()
             # rerun so the page header and the tables show the new decision at once
             st.session_state[FLASH] = f"Recorded: {review.decision} by {redactor.markdown(review.reviewer)}"
             st.rerun()

@@ -10,7 +10,7 @@ import typer
 from rlauto_core.errors import RlautoError
 
 if TYPE_CHECKING:
-    from rlauto_core.config.settings import Settings
+    from rlauto_core.config import Settings
 
 app = typer.Typer(
     name="rlauto",
@@ -42,7 +42,7 @@ def load_settings() -> Settings:
     """Settings from the environment and `.env`; a bad value exits 2 with one line naming it."""
     from pydantic import ValidationError
 
-    from rlauto_core.config.settings import Settings
+    from rlauto_core.config import Settings
 
     try:
         return Settings()

@@ -75,7 +75,7 @@ def dashboard_command(
         fail(f"--host {host}: listening beyond loopback needs a password; set {PASSWORD_ENV} first")
     from pydantic import ValidationError
 
-    from rlauto_core.config.settings import Settings
+    from rlauto_core.config import Settings
 
     try:
         max_upload_mb = Settings().max_upload_mb

@@ -16,18 +16,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from flows.cli.app import app, fail, load_settings
+from rlauto_core.rules import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
-    from rlauto_core.config.options import RunOptions
-    from rlauto_core.config.settings import Settings
-    from tasks.models import BatchResult, ItemResult
+    from rlauto_core.config import RunOptions, Settings
+    from rlauto_core.pipeline import BatchOutcome, BatchPlan, ItemOutcome
 
 
 @app.command("package")
 def package_command(
     paths: Annotated[list[str], typer.Argument(help="Recording ZIPs, .har files, folders or globs.")],
     out: Annotated[Path, typer.Option("--out", help="Where passing package ZIPs are copied.")] = Path("task-packages"),
-    profile: Annotated[str, typer.Option("--profile", help="Rule profile.")] = "echo-05061347",
+    profile: Annotated[str, typer.Option("--profile", help="Rule profile.")] = DEFAULT_PROFILE,
     strict_full_marks: Annotated[bool, typer.Option("--strict-full-marks", help="Pass only at 12/12.")] = False,
     ignore_task_complexity: Annotated[
         bool, typer.Option("--ignore-task-complexity", help="With --strict-full-marks: TASK COMPLEXITY may be 1.")
@@ -48,8 +48,6 @@ def package_command(
     ] = False,
 ) -> None:
     """Package each recording; exit 0 when all pass, 1 when some need revision, 2 on bad input."""
-    from rlauto_core.package.pipeline import expand_paths
-
     settings = load_settings()
     options = _options(
         api_key_env,
@@ -65,34 +63,41 @@ def package_command(
         concurrency=concurrency,
         redact_secrets=redact_secrets,
     )
-    files, missing = expand_paths(paths)
-    if not files:
-        fail(f"{' '.join(missing or paths)}: no recording (.zip or .har) found")
-    from rlauto_core.errors import ConfigError
+    from rlauto_core.errors import ConfigError, RlautoError
+    from rlauto_core.pipeline import plan_batch
 
     try:
         analyzer = _analyzer_line(settings, options)
+        plan = plan_batch(paths, options, max_files=settings.max_batch_files, max_upload_mb=settings.max_upload_mb)
     except ConfigError as exc:
         fail(f"configuration: {exc}")
+    except RlautoError as exc:
+        fail(exc)
+    for missing in plan.missing:
+        sys.stderr.write(f"error: {missing}\n")
+    if not plan.items:
+        raise typer.Exit(code=2)
     if not as_json:  # with --json each outcome carries it instead: stdout stays one document
         typer.echo(analyzer)
-    batch = _run(files, options, settings, quiet=as_json)
+    batch = _run(plan, options, settings, quiet=as_json)
     from flows.sdk import copy_packages, where
 
-    copied = {Path(p).name: p for p in copy_packages(batch, out)}
-    outcomes = [{**_outcome(item, batch, copied), "analyzer": analyzer} for item in batch.items]
-    outcomes += [{"source": m, "job_id": batch.job_id, "status": "error", "verdict": None, "total_score": None, "package_path": None,
-                  "self_check": None, "error": f"{m}: no such file", "analyzer": analyzer} for m in missing]  # fmt: skip
-    for outcome in outcomes:
-        if outcome["status"] == "error":
-            sys.stderr.write(f"error: {str(outcome['error']).replace(chr(10), ' ')}\n")
+    copied = copy_packages(batch, out)
+    for item in batch.items:
+        if item.refused:
+            sys.stderr.write(f"error: {str(item.error).replace(chr(10), ' ')}\n")
     if as_json:
-        typer.echo(json.dumps(outcomes, ensure_ascii=False, indent=2))
+        documents = [
+            {**item.model_dump(mode="json"), "package_file": str(copied[item.item_id]) if item.item_id in copied else None,
+             "analyzer_line": analyzer}
+            for item in batch.items
+        ]  # fmt: skip
+        typer.echo(json.dumps(documents, ensure_ascii=False, indent=2))
     else:
-        _summary(outcomes, where(batch), out)
-    if any(o["status"] == "error" for o in outcomes):
+        _summary(batch.items, copied, where(batch), out)
+    if plan.missing or any(item.refused for item in batch.items):
         raise typer.Exit(code=2)
-    raise typer.Exit(code=0 if all(o["status"] == "packaged" for o in outcomes) else 1)
+    raise typer.Exit(code=0 if all(item.passed for item in batch.items) else 1)
 
 
 # RunOptions fields whose command-line flag has another name
@@ -103,7 +108,7 @@ def _options(api_key_env: str | None, **fields: Any) -> RunOptions:
     """RunOptions from the flags (given by field name); the key only ever from a named variable."""
     from pydantic import ValidationError
 
-    from rlauto_core.config.options import RunOptions
+    from rlauto_core.config import RunOptions
 
     key = None
     if api_key_env:
@@ -120,9 +125,7 @@ def _options(api_key_env: str | None, **fields: Any) -> RunOptions:
 
 
 def _analyzer_line(settings: Settings, options: RunOptions) -> str:
-    from rlauto_core.llm.endpoints import resolve_endpoint
-    from rlauto_core.llm.factory import analyzer_configured
-    from rlauto_core.llm.types import Role
+    from rlauto_core.llm import Role, analyzer_configured, resolve_endpoint
 
     if not analyzer_configured(settings, options):
         why = "--offline" if options.offline else "no analyzer key configured"
@@ -152,37 +155,32 @@ def _quiet_prefect_console() -> None:
                 handler.setLevel(level)
 
 
-def _run(files: list[Path], options: RunOptions, settings: Settings, *, quiet: bool) -> BatchResult:
+def _run(plan: BatchPlan, options: RunOptions, settings: Settings, *, quiet: bool) -> BatchOutcome:
     from flows.sdk import run_batch
     from rlauto_core.errors import RlautoError
-    from rlauto_core.store.layout import batch_job_id, item_id
 
     _quiet_prefect_console()
-    sources = [str(f) for f in files]
+    sources = [item.source for item in plan.items]
     if quiet:
         try:
-            return run_batch(sources, options, options.concurrency)
+            return run_batch(sources, options, options.concurrency, job_id=plan.job_id)
         except RlautoError as exc:
             fail(exc)
-    import hashlib
-
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    # the job id is the flow's own (stable for the same recordings and options): known here, so
-    # the bar can follow the items' outcome files as the flow writes them
-    ids = [item_id(hashlib.sha256(f.read_bytes()).hexdigest(), options.options_hash()) for f in files]
-    job = batch_job_id(ids)
+    # the job id is the plan's, the flow's own: known here, so the bar can follow the items'
+    # outcome files as the flow writes them
     done = threading.Event()
     with Progress(
         TextColumn("packaging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
     ) as bar:
-        task = bar.add_task("packaging", total=len(files))
+        task = bar.add_task("packaging", total=len(plan.items))
         watcher = threading.Thread(
-            target=_follow, args=(settings.rlauto_storage_url, job, ids, bar, task, done), daemon=True
+            target=_follow, args=(settings.rlauto_storage_url, plan, bar, task, done), daemon=True
         )
         watcher.start()
         try:
-            return run_batch(sources, options, options.concurrency, job_id=job)
+            return run_batch(sources, options, options.concurrency, job_id=plan.job_id)
         except RlautoError as exc:
             fail(exc)
         finally:
@@ -190,12 +188,12 @@ def _run(files: list[Path], options: RunOptions, settings: Settings, *, quiet: b
             watcher.join(timeout=2)
 
 
-def _follow(storage_url: str, job: str, ids: list[str], bar: Any, task: Any, done: threading.Event) -> None:
-    from rlauto_core.store.layout import item_outcome_path
+def _follow(storage_url: str, plan: BatchPlan, bar: Any, task: Any, done: threading.Event) -> None:
+    from rlauto_core.store import layout
     from tasks.storage_io import get_storage
 
     storage = get_storage(storage_url)
-    paths = [item_outcome_path(job, i) for i in ids]
+    paths = [layout.item_outcome_path(plan.job_id, item.item_id) for item in plan.items]
 
     def snapshot() -> dict[str, bytes]:
         found = {}
@@ -212,62 +210,25 @@ def _follow(storage_url: str, job: str, ids: list[str], bar: Any, task: Any, don
         bar.update(task, completed=sum(1 for p, data in now.items() if before.get(p) != data))
 
 
-def _outcome(item: ItemResult, batch: BatchResult, copied: dict[str, Path]) -> dict[str, Any]:
-    from rlauto_core.store.layout import package_file_name
-
-    status = "packaged" if item.status == "completed" else "needs_revision"
-    if item.status == "failed" and item.verdict is None:
-        status = "error"  # refused before any package was built: bad input
-    elif item.status == "stopped":
-        status = "stopped"
-    local = copied.get(package_file_name(item.source_name))
-    return {
-        "source": item.source,
-        "job_id": batch.job_id,
-        "status": status,
-        "verdict": item.verdict,
-        "total_score": item.total_score,
-        "package_path": str(local) if local else None,
-        "self_check": _self_check(batch.storage_url, item.package_path),
-        "error": item.error,
-    }
-
-
-def _self_check(storage_url: str, package_path: str | None) -> dict[str, Any] | None:
-    if not package_path:
-        return None
-    from tasks.storage_io import get_storage
-
-    try:
-        package = json.loads(get_storage(storage_url).read_bytes(package_path))
-    except (OSError, ValueError):
-        return None
-    check = (package.get("validation") or {}).get("self_check")
-    if not isinstance(check, dict):
-        return None
-    keys = ("golden_full_marks", "empty_attempt_score", "mutants_total", "mutants_caught", "problems")
-    return {k: check.get(k) for k in keys}
-
-
-def _summary(outcomes: list[dict[str, Any]], places: dict[str, str | None], out: Path) -> None:
+def _summary(items: list[ItemOutcome], copied: dict[str, Path], places: dict[str, str | None], out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    packaged = sum(o["status"] == "packaged" for o in outcomes)
-    table = Table(title=f"{packaged}/{len(outcomes)} packaged")
+    packaged = sum(item.passed for item in items)
+    table = Table(title=f"{packaged}/{len(items)} packaged")
     for column in ("recording", "status", "judge", "self-check", "package"):
         table.add_column(column)
-    for o in outcomes:
-        check = o["self_check"] or {}
+    for item in items:
+        check = item.self_check
         checked = (
-            f"golden {'ok' if check.get('golden_full_marks') else 'FAIL'}, empty {check.get('empty_attempt_score') or 0:g}, "
-            f"mutants {check.get('mutants_caught', 0)}/{check.get('mutants_total', 0)}"
+            f"golden {'ok' if check.golden_full_marks else 'FAIL'}, empty {check.empty_attempt_score:g}, "
+            f"mutants {check.mutants_caught}/{check.mutants_total}"
             if check
-            else (o["error"] or "")
+            else (item.error or "")
         )
-        judge = f"{o['total_score']}/12 {o['verdict']}" if o["total_score"] is not None else "-"
-        package = Path(o["package_path"]).name if o["package_path"] else "-"
-        table.add_row(Path(o["source"]).name, o["status"], judge, checked, package)
+        judge = f"{item.total_score}/12 {item.verdict}" if item.total_score is not None else "-"
+        package = copied[item.item_id].name if item.item_id in copied else "-"
+        table.add_row(item.source_name, item.status, judge, checked, package)
     console = Console()
     console.print(table)
     console.print(f"job:      {places['job']}  (rlauto status {places['job']})")

@@ -25,9 +25,8 @@ def polish_command(
     """Polish a raw task into a clear Chinese and English instruction, with notes."""
     from pydantic import SecretStr, ValidationError
 
-    from rlauto_core.analysis.polish import polish_task
-    from rlauto_core.config.options import RunOptions
-    from rlauto_core.config.settings import Settings
+    from rlauto_core.analysis import polish_task
+    from rlauto_core.config import RunOptions, Settings
     from rlauto_core.errors import RlautoError
     from rlauto_core.llm import Role, http_client, resolve_endpoint
 
@@ -40,7 +39,7 @@ def polish_command(
             if not value.strip():
                 fail(f"--api-key-env: environment variable {api_key_env} is not set")
             key = SecretStr(value)
-        options = RunOptions(model=model, base_url=base_url, api_key=key, api_mode=api_mode)  # type: ignore[arg-type]
+        options = RunOptions(model=model, base_url=base_url, api_key=key, api_mode=api_mode)
     except ValidationError as exc:
         fail(f"configuration: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
     try:

@@ -21,7 +21,7 @@ def score_command(
     """Score ATTEMPT rubric by rubric; exit 0 when it passes the package's policy, 1 when it fails."""
     from rlauto_core.checkers import score
     from rlauto_core.importers import import_path
-    from rlauto_core.package.io import load_package
+    from rlauto_core.package import load_package
 
     try:
         loaded = load_package(package)

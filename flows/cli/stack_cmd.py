@@ -155,7 +155,7 @@ def status_command(
     """Print a job's items: status, verdict, score, package; running ones from Prefect."""
     from flows.status import job_status
 
-    rows = job_status(job, storage_url)
+    rows = job_status(job, storage_url or load_settings().rlauto_storage_url)
     if not rows:
         fail(f"job {job}: no item found in storage or in Prefect")
     from rich.console import Console

@@ -15,9 +15,8 @@ from rlauto_core.errors import RlautoError
 
 def validate_package(path: Path) -> dict[str, Any]:
     from rlauto_core.importers import import_path
-    from rlauto_core.judging.selfcheck import cli_dict, self_check
-    from rlauto_core.judging.validator import validate
-    from rlauto_core.package.io import load_package
+    from rlauto_core.judging import cli_dict, self_check, validate
+    from rlauto_core.package import load_package
 
     package = load_package(path)
     # a package ZIP still holds the recording; a bare task.json replays its own call objects

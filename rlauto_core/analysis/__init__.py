@@ -1,12 +1,22 @@
-"""Analysis: a recording's evidence -> a draft package, offline (rules) or by the analyzer model."""
+"""Analysis: a recording's evidence -> a draft package, offline (rules) or by the analyzer model.
 
+Both are `Analyzer`s: the judge loop (rlauto_core.pipeline) asks one for a draft per iteration.
+"""
+
+from rlauto_core.analysis.analyzers import AnalysisInput, Analyzer, Draft, ModelAnalyzer, OfflineAnalyzer, Turn
 from rlauto_core.analysis.model import AnalyzerStep, analyze_with_model, complete_rubrics, settle_incomplete
 from rlauto_core.analysis.offline import analyze_offline
 from rlauto_core.analysis.polish import PolishOutcome, polish_task
 
 __all__ = [
+    "AnalysisInput",
+    "Analyzer",
     "AnalyzerStep",
+    "Draft",
+    "ModelAnalyzer",
+    "OfflineAnalyzer",
     "PolishOutcome",
+    "Turn",
     "analyze_offline",
     "analyze_with_model",
     "complete_rubrics",

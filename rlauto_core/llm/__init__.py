@@ -8,7 +8,6 @@ from rlauto_core.llm.errors import (
     ModelNotConfiguredError,
     PermanentModelError,
     TransientModelError,
-    scrub,
 )
 from rlauto_core.llm.factory import (
     Gate,
@@ -51,5 +50,4 @@ __all__ = [
     "process_gate",
     "request_json",
     "resolve_endpoint",
-    "scrub",
 ]

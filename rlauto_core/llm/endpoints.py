@@ -60,6 +60,11 @@ class EndpointConfig(BaseModel):
     def configured(self) -> bool:
         return self.api_key is not None
 
+    def answer_key(self) -> str:
+        """Everything of the endpoint that changes an answer (never the key): part of the cache key
+        of every model call, so another model, endpoint, API mode or sampling is asked afresh."""
+        return self.model_dump_json(exclude={"api_key", "key_source", "role"})
+
 
 def resolve_endpoint(role: Role, settings: Settings, options: RunOptions | None = None) -> EndpointConfig:
     opts = options or RunOptions()

@@ -5,22 +5,8 @@ Every message names the role, the endpoint host and what happened; never a key.
 
 from __future__ import annotations
 
-import re
-
 from rlauto_core.errors import RlautoError
 from rlauto_core.llm.types import TokenUsage
-
-_BEARER = re.compile(r"(?i)bearer\s+[A-Za-z0-9._~+/=-]+")
-_SK_STYLE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9_-]{6,}")
-
-
-def scrub(text: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
-    """Remove key values, bearer tokens and sk-style keys from text an endpoint sent back."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[REDACTED]")
-    text = _BEARER.sub("Bearer [REDACTED]", text)
-    return _SK_STYLE.sub("[REDACTED]", text)
 
 
 class ModelError(RlautoError):

@@ -26,11 +26,11 @@ from rlauto_core.llm.errors import (
     ModelNotConfiguredError,
     PermanentModelError,
     TransientModelError,
-    scrub,
 )
 from rlauto_core.llm.retry import RetryPolicy, parse_retry_after
 from rlauto_core.llm.types import Message, ModelReply, Role
 from rlauto_core.llm.wire import MalformedAnswer, WireRequest, build_request, parse_answer
+from rlauto_core.redact import redact_text
 
 log = logging.getLogger("rlauto.llm")
 
@@ -168,7 +168,7 @@ class HttpModelClient:
         except httpx.TimeoutException as exc:
             raise TransientModelError(str(self.role), self.endpoint_host, f"timed out ({type(exc).__name__})") from exc
         except httpx.TransportError as exc:
-            problem = f"connection failed ({type(exc).__name__}: {scrub(str(exc), self._secrets())[:200]})"
+            problem = f"connection failed ({type(exc).__name__}: {redact_text(str(exc), self._secrets())[:200]})"
             raise TransientModelError(str(self.role), self.endpoint_host, problem) from exc
         log.info(
             "%s model at %s: HTTP %d in %.0f ms",
@@ -202,7 +202,7 @@ class HttpModelClient:
         try:
             data = response.json()
         except ValueError:
-            return scrub(response.text[:300], self._secrets())
+            return redact_text(response.text[:300], self._secrets())
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict):
             parts = [str(error.get(k)) for k in ("message", "code", "param") if error.get(k)]
@@ -211,7 +211,7 @@ class HttpModelClient:
             text = error
         else:
             text = str(data)
-        return scrub(text[:300], self._secrets())
+        return redact_text(text[:300], self._secrets())
 
     def _rejected_param(self, request: WireRequest, response: httpx.Response) -> str | None:
         if response.status_code not in (400, 422):

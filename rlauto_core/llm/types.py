@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from rlauto_core.llm.endpoints import EndpointConfig
 
 
 class Role(StrEnum):
@@ -77,6 +80,11 @@ class ModelClient(Protocol):
 
     @property
     def endpoint_host(self) -> str: ...
+
+    @property
+    def endpoint(self) -> EndpointConfig:
+        """Where and how it asks: what, besides the messages, decides an answer."""
+        ...
 
     def complete(self, messages: list[Message], *, json_output: bool = False) -> ModelReply:
         """One answer; transient failures are retried inside, permanent ones raise at once."""

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import zipfile
 import zlib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from rlauto_core.errors import PackageError
 from rlauto_core.package.io import package_bytes
@@ -28,13 +28,23 @@ _REDACTABLE = (".json", ".har", ".jsonl", ".ndjson")
 _FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 
 
-def package_name(source_name: str) -> str:
-    stem = Path(source_name).name
+# A file name is at most 255 bytes on the filesystems we write to (ext4, tmpfs, S3 keys' parts).
+MAX_NAME_BYTES = 255
+
+
+def package_file_name(source_name: str) -> str:
+    """`<recording>.task-package.zip` (formats.md section 2): the last path part without its
+    extension, controls and separators folded, cut so the whole name fits in one path component."""
+    stem = source_name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     for ending in (".zip", ".har", ".json"):
         if stem.lower().endswith(ending):
             stem = stem[: -len(ending)]
             break
-    return (sanitize_entry_name(stem).replace("/", "_") or "recording") + SUFFIX
+    stem = sanitize_entry_name(stem).replace("/", "_").strip(". ") or "recording"
+    room = MAX_NAME_BYTES - len(SUFFIX.encode())
+    while len(stem.encode()) > room:
+        stem = stem[:-1]
+    return stem + SUFFIX
 
 
 def sanitize_entry_name(name: str) -> str:
@@ -108,11 +118,14 @@ def export_package(
     *,
     root_prefix: str = "",
     redact_secrets: bool = False,
+    source_name: str | None = None,
 ) -> Path:
-    """Write `<out_dir>/<recording>.task-package.zip` and return its path."""
+    """Write `<out_dir>/<recording>.task-package.zip` and return its path; `source_name` is the
+    recording's own name when `source` is a copy under another name."""
     source, out_dir = Path(source), Path(out_dir)
+    name = source_name or source.name
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / package_name(source.name)
+    target = out_dir / package_file_name(name)
     task = package_bytes(package)
     task_entry = sanitize_entry_name(root_prefix + "task.json")
     handle, tmp_name = tempfile.mkstemp(prefix=".export-", suffix=".tmp", dir=out_dir)
@@ -123,8 +136,8 @@ def export_package(
                 _copy_archive(source, out, task_entry, task, redact_secrets)
             else:
                 data = source.read_bytes()
-                name = sanitize_entry_name(source.name) or "network.har"
-                _write_entry(out, name, redact_entry(data) if redact_secrets else data)
+                entry = sanitize_entry_name(PurePosixPath(name.replace("\\", "/")).name) or "network.har"
+                _write_entry(out, entry, redact_entry(data) if redact_secrets else data)
                 _write_entry(out, "task.json", task)
         os.replace(tmp, target)
     except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, EOFError) as exc:

@@ -1,6 +1,39 @@
-"""The pipeline of one recording: the judge loop and the iteration memory it carries."""
+"""The pipeline of one recording: the judge loop, the iteration memory, the outcome it returns,
+and the plan of a batch (its job id and items)."""
 
-from rlauto_core.pipeline.loop import IterationOutcome, IterationRecord, run_iterations
+from rlauto_core.pipeline.loop import Finished, IterationSnapshot, OnIteration, analysis_for, run_item
 from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
+from rlauto_core.pipeline.outcome import (
+    ITEM_STATUSES,
+    BatchOutcome,
+    CheckFigures,
+    ItemOutcome,
+    ItemStatus,
+    IterationResult,
+    JobStatus,
+)
+from rlauto_core.pipeline.plan import BatchPlan, LaunchedRun, PlannedItem, plan_batch, plan_item
+from rlauto_core.pipeline.rows import index_rows
 
-__all__ = ["IterationMemory", "IterationOutcome", "IterationRecord", "judge_feedback", "run_iterations"]
+__all__ = [
+    "ITEM_STATUSES",
+    "BatchOutcome",
+    "BatchPlan",
+    "CheckFigures",
+    "Finished",
+    "ItemOutcome",
+    "ItemStatus",
+    "IterationMemory",
+    "IterationResult",
+    "IterationSnapshot",
+    "JobStatus",
+    "LaunchedRun",
+    "OnIteration",
+    "PlannedItem",
+    "analysis_for",
+    "index_rows",
+    "judge_feedback",
+    "plan_batch",
+    "plan_item",
+    "run_item",
+]

@@ -1,38 +1,37 @@
-"""The judge loop of one recording: analyzer -> build -> validator -> model judge -> pass policy.
+"""The judge loop of one recording, offline and with models alike.
 
-A pure function with injected clients: up to `options.max_iterations` (<= 5) iterations. When
-the deterministic validator already scores a dimension 0, the model judge is skipped and the
-validator's findings are fed back (a call saved). The iteration memory carries open problems
-into the next prompt with the user's feedback. The best attempt is tracked; without a pass the
-outcome keeps the best package and says "iterated N/M, best X".
+analyzer -> build -> self-check -> validator -> judge -> pass policy, up to `max_iterations`
+times (<= 5; the offline analyzer asks for one). The iteration memory carries open problems into
+the next turn with the user's feedback. The best attempt is kept; without a pass the outcome
+keeps the best package and says "iterated N/M, best X".
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.analysis.model import analyze_with_model, complete_rubrics, settle_incomplete
+from rlauto_core.analysis.analyzers import AnalysisInput, Analyzer, ModelAnalyzer, OfflineAnalyzer, Turn
 from rlauto_core.analysis.offline import analyze_offline
 from rlauto_core.config.options import RunOptions
-from rlauto_core.config.settings import Settings
-from rlauto_core.errors import ConfigError
 from rlauto_core.evidence import build_evidence, slim_evidence
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.judging.model import judge_with_model
+from rlauto_core.judging.judges import Judge, ModelJudge, ValidatorJudge
 from rlauto_core.judging.selfcheck import self_check
 from rlauto_core.judging.validator import validate
 from rlauto_core.llm.errors import PermanentModelError
-from rlauto_core.llm.factory import Gate, ModelClients, open_clients
-from rlauto_core.llm.types import Role, UsageLedger
+from rlauto_core.llm.factory import ModelClients
+from rlauto_core.llm.types import UsageLedger
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.draft import PackageDraft
 from rlauto_core.package.judgement import JudgeResult, PassPolicy
 from rlauto_core.package.models import JudgeIteration, PackageValidation, TaskPackage
 from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
+from rlauto_core.pipeline.outcome import CheckFigures, ItemOutcome, IterationResult
 from rlauto_core.prompts import PROMPT_VERSION
 from rlauto_core.prompts.answers import AnalyzerResult
 from rlauto_core.recording import Recording
@@ -40,13 +39,13 @@ from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
 
 
-class IterationRecord(BaseModel):
-    """Everything one iteration produced, for `*-iter-N.json` snapshots and the index."""
+class IterationSnapshot(BaseModel):
+    """Everything one iteration produced: written to storage as its `*-iter-N.json` snapshots."""
 
     iteration: int
     prompt_version: str = PROMPT_VERSION
     evidence: dict[str, Any]
-    analyzer_result: AnalyzerResult
+    analyzer_result: AnalyzerResult | None = None
     draft: PackageDraft
     package: TaskPackage
     validator_result: JudgeResult
@@ -57,228 +56,205 @@ class IterationRecord(BaseModel):
     usage: UsageLedger
     notes: list[str] = Field(default_factory=list)
 
-
-class IterationOutcome(BaseModel):
-    passed: bool
-    iterations_used: int
-    max_iterations: int
-    best_iteration: int
-    package: TaskPackage
-    judge_result: JudgeResult
-    records: list[IterationRecord]
-    usage: UsageLedger
-    message: str
-    error: str | None = None
-
-
-def _verdict(result: JudgeResult, policy: PassPolicy) -> JudgeResult:
-    return result.model_copy(update={"verdict": "PASS" if policy.satisfied(result) else "NEEDS_REVISION"})
-
-
-def _judge(
-    clients: ModelClients,
-    package: TaskPackage,
-    validator_result: JudgeResult,
-    *,
-    slim: dict[str, Any],
-    options: RunOptions,
-    ledger: UsageLedger,
-) -> tuple[JudgeResult, str | None]:
-    if validator_result.has_zeros:
-        zeros = ", ".join(s.dimension.value for s in validator_result.scores if s.score == 0)
-        return validator_result, f"validator scored 0 on {zeros}"
-    if clients.judge is None:
-        return validator_result, "no judge model configured (JUDGE_API_KEY)"
-    result, usage = judge_with_model(
-        clients.judge,
-        package,
-        slim=slim,
-        policy=options.pass_policy,
-        validator_result=validator_result,
-        prompt_template=options.judge.prompt_template,
-    )
-    ledger.add(Role.JUDGE, usage)
-    return result, None
-
-
-def _better(record: IterationRecord, best: IterationRecord | None) -> bool:
-    # a pass beats any fail; then the higher total; the earlier iteration wins a tie
-    if best is None:
-        return True
-    return (record.passed, record.judge_result.total) > (best.passed, best.judge_result.total)
-
-
-def _final_package(best: IterationRecord, records: list[IterationRecord], passed: bool) -> TaskPackage:
-    validation = PackageValidation.model_validate(
-        {
-            **best.package.validation.model_dump(),
-            "judge": [JudgeIteration(iteration=r.iteration, result=r.judge_result) for r in records],
-            "iterations_used": len(records),
-            "verdict": "PASS" if passed else "NEEDS_REVISION",
-            "prompt_version": PROMPT_VERSION,
-            "analyzer": "model",
-            "best_iteration": best.iteration,
+    def files(self) -> dict[str, BaseModel | dict[str, Any]]:
+        """The snapshot files of this iteration, by name (`rlauto_core.store.layout.SNAPSHOTS`)."""
+        return {
+            "evidence": self.evidence,
+            "task-package": self.package,
+            "judge-result": self.judge_result,
+            "iteration-memory": self.memory,
         }
-    )
-    return best.package.model_copy(update={"validation": validation})
 
 
-def run_iterations(
+class Finished(NamedTuple):
+    outcome: ItemOutcome
+    package: TaskPackage  # the best iteration's package, its judge history in `validation`
+    snapshots: list[IterationSnapshot]
+
+    @property
+    def best(self) -> IterationSnapshot:
+        return next(s for s in self.snapshots if s.iteration == self.outcome.best_iteration)
+
+    @property
+    def usage(self) -> UsageLedger:
+        """Tokens of every iteration, per role."""
+        total = UsageLedger()
+        for snapshot in self.snapshots:
+            total.merge(snapshot.usage)
+        return total
+
+
+# Called after each iteration with its snapshot; returns where its files were written. It may
+# raise to stop the item (a cancelled batch) before another iteration pays for model calls.
+OnIteration = Callable[[IterationSnapshot], dict[str, str]]
+
+
+def analysis_for(clients: ModelClients | None, options: RunOptions, model: str = "model") -> tuple[Analyzer, Judge]:
+    """The analyzer and judge a run uses: offline unless an analyzer model is configured."""
+    if clients is None or clients.analyzer is None or options.offline:
+        return OfflineAnalyzer(), ValidatorJudge()
+    analyzer = ModelAnalyzer(clients.analyzer, clients.rubric, model=model)
+    if clients.judge is None:
+        return analyzer, ValidatorJudge("no judge model configured (JUDGE_API_KEY)")
+    return analyzer, ModelJudge(clients.judge, prompt_template=options.judge.prompt_template)
+
+
+def run_item(
     recording: Recording,
     options: RunOptions,
-    clients: ModelClients,
+    analyzer: Analyzer,
+    judge: Judge,
     *,
     evidence: Evidence | None = None,
     flags: list[Flag] | None = None,
-    offline_draft: PackageDraft | None = None,
-    on_iteration: Callable[[IterationRecord], None] | None = None,
+    outcome: ItemOutcome | None = None,
+    on_iteration: OnIteration | None = None,
     generated_at: datetime | None = None,
-) -> IterationOutcome:
-    """Run the model path for one recording. Transient model errors propagate (the caller retries;
-    cached calls are not paid twice); a permanent one in the first iteration propagates, later it
-    ends the loop with the best attempt kept and the error in `outcome.error`."""
-    if clients.analyzer is None:
-        raise ConfigError("the model path needs an analyzer model: set DEFAULT_API_KEY or pass an API key")
+) -> Finished:
+    """Run the loop for one recording; `outcome` (identity, start time) is completed and returned.
+
+    Transient model errors propagate (the caller retries; cached calls are not paid twice); a
+    permanent one in the first iteration propagates, later it ends the loop with the best
+    attempt kept and the error in the message."""
     evidence = evidence or build_evidence(recording)
     flags = run_rules(recording, evidence, options.rule_profile) if flags is None else flags
-    slim = slim_evidence(recording, evidence)
-    offline = offline_draft or analyze_offline(recording, evidence, flags)
-    memory = IterationMemory()
-    feedback = ""
-    records: list[IterationRecord] = []
-    best: IterationRecord | None = None
-    total_usage = UsageLedger()
+    item = AnalysisInput(
+        recording=recording,
+        evidence=evidence,
+        flags=flags,
+        slim=slim_evidence(recording, evidence),
+        offline=analyze_offline(recording, evidence, flags),
+    )
+    limit = min(options.max_iterations, analyzer.iterations or options.max_iterations)
+    memory, feedback = IterationMemory(), ""
+    snapshots: list[IterationSnapshot] = []
+    results: list[IterationResult] = []
+    best: IterationSnapshot | None = None
     error: str | None = None
-    for iteration in range(1, options.max_iterations + 1):
-        ledger = UsageLedger()
+    for iteration in range(1, limit + 1):
+        started = time.perf_counter()
+        turn = Turn(iteration, limit, memory.render(), feedback, options.feedback)
         try:
-            record = _one_iteration(
-                recording, evidence, flags, slim, offline, options, clients,
-                iteration=iteration, memory=memory, feedback=feedback, ledger=ledger, generated_at=generated_at,
-            )  # fmt: skip
+            snapshot = _iteration(item, options, analyzer, judge, turn, memory, generated_at)
         except PermanentModelError as exc:
-            if exc.usage is not None:
-                ledger.add(exc.role, exc.usage)
-            total_usage.merge(ledger)
             if best is None:
                 raise
             error = str(exc)
             break
-        total_usage.merge(ledger)
-        records.append(record)
-        if on_iteration is not None:
-            on_iteration(record)
-        if _better(record, best):
-            best = record
-        if record.passed:
+        paths = on_iteration(snapshot) if on_iteration is not None else {}
+        snapshots.append(snapshot)
+        results.append(
+            IterationResult.of(
+                iteration, snapshot.judge_result, snapshot.passed, snapshot.usage,
+                judge_skipped=snapshot.judge_skipped, notes=snapshot.notes, paths=paths,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        )  # fmt: skip
+        if best is None or (snapshot.passed, snapshot.judge_result.total) > (best.passed, best.judge_result.total):
+            best = snapshot  # a pass beats any fail; then the higher total; a tie keeps the earlier
+        if snapshot.passed:
             break
-        memory = record.memory
-        feedback = judge_feedback(record.judge_result)
-    assert best is not None  # the first iteration either produced a record or raised
-    passed = best.passed
-    used = len(records)
-    if passed:
-        message = f"passed at iteration {best.iteration}/{options.max_iterations}, score {best.judge_result.total}/12"
+        memory, feedback = snapshot.memory, judge_feedback(snapshot.judge_result)
+    assert best is not None  # the first iteration either produced a snapshot or raised
+    package = _final_package(best, snapshots, analyzer.name)
+    total = best.judge_result.total
+    if best.passed:
+        message = f"passed at iteration {best.iteration}/{limit}, score {total}/12"
     else:
-        message = f"iterated {used}/{options.max_iterations}, best {best.judge_result.total}"
-        if error:
-            message += f"; stopped by: {error}"
-    return IterationOutcome(
-        passed=passed,
-        iterations_used=used,
-        max_iterations=options.max_iterations,
-        best_iteration=best.iteration,
-        package=_final_package(best, records, passed),
-        judge_result=best.judge_result,
-        records=records,
-        usage=total_usage,
-        message=message,
-        error=error,
+        message = f"iterated {len(snapshots)}/{limit}, best {total}" + (f"; stopped by: {error}" if error else "")
+    check = package.validation.self_check
+    done = (outcome or ItemOutcome(job_id="", item_id="", source="", source_name="")).model_copy(
+        update={
+            "status": "completed" if best.passed else "failed",
+            "mode": recording.mode.value,
+            "rule_profile": options.rule_profile,
+            "analyzer": analyzer.name,
+            "verdict": best.judge_result.verdict,
+            "total_score": total,
+            "best_iteration": best.iteration,
+            "max_iterations": limit,
+            "iterations": results,
+            "flags": flags,
+            "instruction": package.task.instruction,
+            "self_check": CheckFigures.of(check) if check is not None else None,
+            "message": message,
+            "error": None if best.passed else message,
+            "finished_at": datetime.now(UTC),
+        }
     )
+    return Finished(done, package, snapshots)
 
 
-def _one_iteration(
-    recording: Recording,
-    evidence: Evidence,
-    flags: list[Flag],
-    slim: dict[str, Any],
-    offline: PackageDraft,
+def _iteration(
+    item: AnalysisInput,
     options: RunOptions,
-    clients: ModelClients,
-    *,
-    iteration: int,
+    analyzer: Analyzer,
+    judge: Judge,
+    turn: Turn,
     memory: IterationMemory,
-    feedback: str,
-    ledger: UsageLedger,
     generated_at: datetime | None,
-) -> IterationRecord:
-    assert clients.analyzer is not None
-    step = analyze_with_model(
-        clients.analyzer,
-        evidence=evidence,
-        slim=slim,
-        flags=flags,
-        offline=offline,
-        memory=memory.render(),
-        judge_feedback=feedback,
-        user_feedback=options.feedback,
-        iteration=iteration,
-        max_iterations=options.max_iterations,
-    )
-    ledger.add(Role.ANALYZER, step.usage)
-    notes: list[str] = []
-    draft = step.draft
-    if step.incomplete and clients.rubric is not None:
-        try:
-            draft, usage = complete_rubrics(clients.rubric, draft, step.incomplete, slim)
-            ledger.add(Role.RUBRIC, usage)
-        except PermanentModelError as exc:
-            # rubric completion is a refinement: the offline checkers stand in when it fails
-            if exc.usage is not None:
-                ledger.add(Role.RUBRIC, exc.usage)
-            notes.append(f"rubric completion failed: {exc}")
-    draft = settle_incomplete(draft, offline)
+) -> IterationSnapshot:
+    usage = UsageLedger()
+    try:
+        drafted = analyzer.analyze(item, turn)
+    except PermanentModelError as exc:
+        if exc.usage is not None:  # what the failed call spent still counts
+            usage.add(exc.role, exc.usage)
+        raise
+    usage.merge(drafted.usage)
     package = build_package(
-        recording,
-        evidence,
-        draft,
+        item.recording,
+        item.evidence,
+        drafted.draft,
         rule_profile=options.rule_profile,
         pass_policy=options.pass_policy,
-        flags=flags,
+        flags=item.flags,
         generated_at=generated_at,
     )
     # the self-check runs once and is stored in the package: validator and judge both read it
-    check = self_check(package, recording)
+    check = self_check(package, item.recording)
     package = package.model_copy(update={"validation": package.validation.model_copy(update={"self_check": check})})
-    validator_result = validate(package, recording, evidence=evidence, check=check, policy=options.pass_policy)
-    judge_result, skipped = _judge(clients, package, validator_result, slim=slim, options=options, ledger=ledger)
-    judge_result = _verdict(judge_result, options.pass_policy)
-    return IterationRecord(
-        iteration=iteration,
-        evidence={"slim": slim, "flags": [f.model_dump(mode="json") for f in flags], "prompt_chars": step.prompt_chars},
-        analyzer_result=step.result,
-        draft=draft,
+    policy = options.pass_policy
+    validator_result = validate(
+        package, item.recording, evidence=item.evidence, flags=item.flags, check=check, policy=policy
+    )
+    judged = judge.judge(package, validator_result, slim=item.slim, policy=policy)
+    usage.merge(judged.usage)
+    result = _with_verdict(judged.result, policy)
+    return IterationSnapshot(
+        iteration=turn.iteration,
+        evidence={
+            "slim": item.slim,
+            "flags": [f.model_dump(mode="json") for f in item.flags],
+            "prompt_chars": drafted.prompt_chars,
+        },
+        analyzer_result=drafted.result,
+        draft=drafted.draft,
         package=package,
         validator_result=validator_result,
-        judge_result=judge_result,
-        judge_skipped=skipped,
-        passed=options.pass_policy.satisfied(judge_result),
-        memory=memory.updated(iteration, judge_result),
-        usage=ledger,
-        notes=notes,
+        judge_result=result,
+        judge_skipped=judged.skipped,
+        passed=policy.satisfied(result),
+        memory=memory.updated(turn.iteration, result),
+        usage=usage,
+        notes=drafted.notes,
     )
 
 
-def run_with_settings(
-    recording: Recording,
-    options: RunOptions,
-    settings: Settings,
-    *,
-    gate: Gate | None = None,
-    evidence: Evidence | None = None,
-    flags: list[Flag] | None = None,
-    on_iteration: Callable[[IterationRecord], None] | None = None,
-) -> IterationOutcome:
-    """What the CLI and Prefect tasks call: real clients for every configured role, then the loop."""
-    with open_clients(settings, options, gate=gate) as clients:
-        return run_iterations(recording, options, clients, evidence=evidence, flags=flags, on_iteration=on_iteration)
+def _with_verdict(result: JudgeResult, policy: PassPolicy) -> JudgeResult:
+    return result.model_copy(update={"verdict": "PASS" if policy.satisfied(result) else "NEEDS_REVISION"})
+
+
+def _final_package(best: IterationSnapshot, snapshots: list[IterationSnapshot], analyzer: str) -> TaskPackage:
+    validation = PackageValidation.model_validate(
+        {
+            **best.package.validation.model_dump(),
+            "judge": [JudgeIteration(iteration=s.iteration, result=s.judge_result) for s in snapshots],
+            "iterations_used": len(snapshots),
+            "verdict": "PASS" if best.passed else "NEEDS_REVISION",
+            "prompt_version": PROMPT_VERSION,
+            "analyzer": analyzer,
+            "best_iteration": best.iteration,
+        }
+    )
+    return best.package.model_copy(update={"validation": validation})

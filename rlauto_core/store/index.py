@@ -6,6 +6,7 @@ Append-only, never rewritten: a re-run adds files and readers keep the newest `f
 from __future__ import annotations
 
 import io
+import json
 import uuid
 from datetime import UTC, datetime
 
@@ -14,6 +15,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
 from rlauto_core.store.index_schema import (
+    DIMENSION_COLUMNS,
     ITEMS_DIR,
     ITEMS_SCHEMA,
     ITERATIONS_DIR,
@@ -90,6 +92,27 @@ class IterationRow(BaseModel):
     evidence_path: str | None = None
     memory_path: str | None = None
     created_at: datetime = Field(default_factory=_now)
+
+    def scores(self) -> dict[str, int | None]:
+        """Dimension column -> 0..2, in formats.md order."""
+        return {column: getattr(self, column) for column in DIMENSION_COLUMNS}
+
+    def explanations(self) -> dict[str, str]:
+        """Dimension column -> the judge's explanation ({} when the stored JSON is broken)."""
+        try:
+            value = json.loads(self.explanations_json or "{}")
+        except json.JSONDecodeError:
+            return {}
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+class IndexedItem(ItemRow):
+    """An item's newest row as the index's readers see it, with its newest review (if any)."""
+
+    decision: str | None = None
+    reviewer: str | None = None
+    review_comment: str | None = None
+    reviewed_at: datetime | None = None
 
 
 class ReviewRow(BaseModel):

@@ -27,8 +27,6 @@ DIMENSION_COLUMNS = (
     "evidence_grounding",
 )
 
-ITEM_STATUSES = ("queued", "running", "judging", "completed", "failed", "stopped")
-REVIEW_DECISIONS = ("accept", "reject", "needs-work")
 
 ITEMS_SCHEMA = pa.schema(
     [
@@ -40,8 +38,8 @@ ITEMS_SCHEMA = pa.schema(
         ("mode", pa.string()),  # api | mcp
         ("rule_profile", pa.string()),
         ("analyzer", pa.string()),  # "offline" or the analyzer model name
-        ("status", pa.string()),  # one of ITEM_STATUSES
-        ("verdict", pa.string()),  # PASS | NEEDS_REVISION | ERROR
+        ("status", pa.string()),  # rlauto_core.pipeline.ITEM_STATUSES
+        ("verdict", pa.string()),  # PASS | NEEDS_REVISION; null when the input was refused
         ("total_score", pa.int16()),  # best iteration's judge total, 0..12, null when none ran
         ("max_score", pa.int16()),  # 12
         ("iterations_used", pa.int16()),
@@ -93,7 +91,7 @@ REVIEWS_SCHEMA = pa.schema(
     [
         ("job_id", pa.string()),
         ("item_id", pa.string()),
-        ("decision", pa.string()),  # one of REVIEW_DECISIONS
+        ("decision", pa.string()),  # rlauto_core.store.reviews.REVIEW_DECISIONS
         ("comment", pa.string()),
         ("reviewer", pa.string()),
         ("created_at", pa.timestamp("ms", tz="UTC")),

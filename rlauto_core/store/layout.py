@@ -7,6 +7,7 @@ exports/{job}/{item}/{evidence,task-package,judge-result,iteration-memory}.json 
 exports/{job}/{item}/item.json                     (the item's outcome, written last)
 exports/{job}/{item}/output.zip | error.txt
 exports/{job}/all-results-{job}.zip
+exports/{job}/job.json                             (the batch's outcome)
 claims/{options_hash}/{source_sha256}.json         (inbox: who took a recording)
 index/items/..., index/iterations/..., index/reviews/...
 ```
@@ -80,19 +81,13 @@ def error_path(job: str, item: str) -> str:
     return f"{export_dir(job, item)}/error.txt"
 
 
+def job_outcome_path(job: str) -> str:
+    return f"{job_exports_dir(job)}/job.json"
+
+
 def all_results_path(job: str) -> str:
     return f"{job_exports_dir(job)}/all-results-{job}.zip"
 
 
 def claim_path(options_hash: str, source_sha256: str) -> str:
     return f"claims/{options_hash}/{source_sha256}.json"
-
-
-def package_file_name(source_name: str) -> str:
-    """`<recording>.task-package.zip` (formats.md section 2)."""
-    stem = source_name.rsplit("/", 1)[-1]
-    for suffix in (".zip", ".har"):
-        if stem.lower().endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
-    return f"{stem or 'recording'}.task-package.zip"

@@ -7,18 +7,19 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
+from dashboards.launcher import Launcher
 from dashboards.repository import Repository
 
 
-def _dashboard_script(repository: "Repository") -> None:  # noqa: UP037 (the body runs alone)
-    # AppTest runs this function's body as the page script, with the repository injected
+def _dashboard_script(repository: "Repository", launcher: "Launcher | None") -> None:  # noqa: UP037 (the body runs alone)
+    # AppTest runs this function's body as the page script, with the repository and launcher injected
     from dashboards.review import main
 
-    main(repository)
+    main(repository, launcher)
 
 
-def dashboard(repository: Repository) -> AppTest:
-    return AppTest.from_function(_dashboard_script, args=(repository,), default_timeout=60)
+def dashboard(repository: Repository, launcher: Launcher | None = None) -> AppTest:
+    return AppTest.from_function(_dashboard_script, args=(repository, launcher), default_timeout=60)
 
 
 def open_item_page(repository: Repository, job_id: str, item_id: str) -> AppTest:

@@ -14,6 +14,7 @@ from dashboards.repository import Repository
 from rlauto_core.store.storage import FsspecStorage
 from tests.conftest import EXAMPLES
 from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
+from tests.fakes.launcher import FakeLauncher
 from tests.fakes.llm_server import FakeLlmServer
 
 pytestmark = pytest.mark.usefixtures("loopback_address")
@@ -163,9 +164,12 @@ def test_the_job_bundle_is_built_on_request(repository: Repository) -> None:
 def test_uploading_two_recordings_stores_them_and_they_appear_as_a_job(
     repository: Repository, filled_storage: FsspecStorage, prefect_api_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from flows.launch import PrefectLauncher
+    from rlauto_core.config import Settings
+
     monkeypatch.setenv("DEFAULT_API_KEY", "")  # the offline analyzer: no model is called
     first, second = (EXAMPLES / "discord_reply.zip").read_bytes(), (EXAMPLES / "issue_tracker.zip").read_bytes()
-    at = dashboard(repository).run()
+    at = dashboard(repository, PrefectLauncher(Settings(), repository.root_uri)).run()
     at.sidebar.radio(key="page").set_value("Upload").run()
     at.file_uploader(key="upload_files").set_value(
         [("discord_reply.zip", first, "application/zip"), ("issue_tracker.zip", second, "application/zip")]
@@ -264,3 +268,43 @@ def test_a_link_with_job_and_item_opens_that_item(repository: Repository) -> Non
     assert not at.exception
     assert [h.value for h in at.header] == ["Item it-unicode"]
     assert at.sidebar.radio(key="page").value == "Item"
+
+
+def test_the_upload_form_hands_the_launcher_the_recordings_and_options(repository: Repository) -> None:
+    """The app never imports the pipeline: it hands what the reviewer chose to its launcher."""
+    launcher = FakeLauncher()
+    at = dashboard(repository, launcher).run()
+    at.sidebar.radio(key="page").set_value("Upload").run()
+    at.file_uploader(key="upload_files").set_value(
+        [("a.zip", b"PK\x03\x04one", "application/zip"), ("b.har", b"{}", "application/json")]
+    )
+    at.selectbox(key="upload_profile").set_value("rl-env-4.30")
+    at.checkbox(key="upload_strict").check()
+    at.run()
+    at.button(key="upload_start").click().run()
+    assert not at.exception and not texts(at, "error")
+    [launch] = launcher.launches
+    assert launch.names == ["a.zip", "b.har"]
+    assert launch.options.rule_profile == "rl-env-4.30" and launch.options.strict_full_marks
+    assert "job job-fake-1" in texts(at, "success")[0]
+
+
+def test_a_refused_upload_never_reaches_the_launcher(repository: Repository) -> None:
+    launcher = FakeLauncher()
+    at = dashboard(repository, launcher).run()
+    at.sidebar.radio(key="page").set_value("Upload").run()
+    at.file_uploader(key="upload_files").set_value([("fake.zip", b"not a zip", "application/zip")])
+    at.run()
+    at.button(key="upload_start").click().run()
+    assert launcher.launches == []
+    assert any("fake.zip: is not a ZIP archive" in e for e in texts(at, "error"))
+
+
+def test_a_launcher_failure_is_a_message_not_a_traceback(repository: Repository) -> None:
+    at = dashboard(repository, FakeLauncher(refuse=RuntimeError("server down"))).run()
+    at.sidebar.radio(key="page").set_value("Upload").run()
+    at.file_uploader(key="upload_files").set_value([("a.zip", b"PK\x03\x04one", "application/zip")])
+    at.run()
+    at.button(key="upload_start").click().run()
+    assert not at.exception
+    assert any("did not start: server down" in e for e in texts(at, "error"))

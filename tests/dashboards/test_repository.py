@@ -12,7 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from dashboards.models import ItemQuery, StoredFileError
-from dashboards.repository import Repository, ReviewError, UploadError, upload_file_name
+from dashboards.repository import Repository
+from rlauto_core.store import ReviewError, UploadError, add_review, store_uploads, upload_file_name
 from rlauto_core.store.index_schema import REVIEWS_DIR
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.conftest import UNICODE_INSTRUCTION
@@ -60,7 +61,7 @@ def test_scores_of_zero_and_twelve_are_kept_and_filterable(repository: Repositor
     assert ids(repository, score_min=12, score_max=12) == ["it-canary", "it-full"]
     assert ids(repository, score_min=11) == ["it-canary", "it-full", "it-pass", "it-unicode"]
     zero = repository.get_iterations("job-a", "it-zero")
-    assert [it.total for it in zero] == [0] and set(zero[0].scores.values()) == {0}
+    assert [it.total for it in zero] == [0] and set(zero[0].scores().values()) == {0}
 
 
 def test_an_item_with_no_iterations_has_a_row_but_no_scores(repository: Repository) -> None:
@@ -114,8 +115,8 @@ def test_hostile_filter_values_are_bound_not_executed(repository: Repository) ->
 
 
 def test_reviews_append_and_the_latest_decision_wins(repository: Repository, filled_storage: FsspecStorage) -> None:
-    repository.add_review("job-a", "it-pass", "reject", "ana", "the rubric misses the read receipt")
-    repository.add_review("job-a", "it-pass", "accept", "bob", "fixed in iteration 2")
+    review(repository, "job-a", "it-pass", "reject", "ana", "the rubric misses the read receipt")
+    review(repository, "job-a", "it-pass", "accept", "bob", "fixed in iteration 2")
     item = repository.get_item("job-a", "it-pass")
     assert item is not None and item.decision == "accept" and item.reviewer == "bob"
     assert [r.decision for r in repository.get_reviews("job-a", "it-pass")] == ["accept", "reject"]
@@ -131,13 +132,11 @@ def test_an_older_review_written_later_does_not_win(repository: Repository, fill
     assert repository.get_item("job-a", "it-full").decision == "accept"  # type: ignore[union-attr]
 
 
-def test_a_review_needs_a_known_item_and_a_reviewer(repository: Repository) -> None:
-    with pytest.raises(ReviewError, match="no such item"):
-        repository.add_review("job-a", "missing", "accept", "ana")
+def test_a_review_needs_a_reviewer_and_a_known_decision(repository: Repository) -> None:
     with pytest.raises(ReviewError, match="reviewer"):
-        repository.add_review("job-a", "it-pass", "accept", "   ")
+        review(repository, "job-a", "it-pass", "accept", "   ")
     with pytest.raises(ReviewError, match="decision"):
-        repository.add_review("job-a", "it-pass", "maybe", "ana")  # type: ignore[arg-type]
+        review(repository, "job-a", "it-pass", "maybe", "ana")  # type: ignore[arg-type]
 
 
 def test_a_rerun_of_an_item_replaces_its_row_and_hides_stale_iterations(
@@ -178,8 +177,8 @@ def test_an_unreadable_index_file_is_reported_and_the_rest_still_served(
 
 def test_iterations_carry_the_six_scores_and_the_judges_explanations(repository: Repository) -> None:
     first, second = repository.get_iterations("job-a", "it-pass")
-    assert first.scores["instruction_clarity"] == 1 and second.total == 11
-    assert second.explanations["evidence_grounding"] == "iter 2: evidence grounding scored 1"
+    assert first.scores()["instruction_clarity"] == 1 and second.total == 11
+    assert second.explanations()["evidence_grounding"] == "iter 2: evidence grounding scored 1"
     assert repository.read_judge_result(second.judge_path or "").total == 11
 
 
@@ -211,8 +210,9 @@ def test_a_passing_item_whose_zip_vanished_is_listed_as_missing(
         assert archive.read("MISSING.txt") == b"it-full\n"
 
 
-def test_uploads_are_stored_under_uploads(repository: Repository, filled_storage: FsspecStorage) -> None:
-    stored = repository.store_uploads(
+def test_uploads_are_stored_under_uploads(filled_storage: FsspecStorage) -> None:
+    stored = store_uploads(
+        filled_storage,
         [("a.zip", b"PK\x03\x04one"), ("../../etc/a.zip", b"PK\x03\x04two"), ("录音.har", b"{}")],
         max_files=5,
         max_upload_mb=1,
@@ -236,10 +236,10 @@ def test_uploads_are_stored_under_uploads(repository: Repository, filled_storage
     ],
 )
 def test_refused_uploads_name_the_file_and_store_nothing(
-    repository: Repository, filled_storage: FsspecStorage, files: list[tuple[str, bytes]], problem: str
+    filled_storage: FsspecStorage, files: list[tuple[str, bytes]], problem: str
 ) -> None:
     with pytest.raises(UploadError, match=problem):
-        repository.store_uploads(files, max_files=2, max_upload_mb=1)
+        store_uploads(filled_storage, files, max_files=2, max_upload_mb=1)
     assert filled_storage.list("uploads") == []
 
 
@@ -247,3 +247,14 @@ def test_upload_names_cannot_escape_their_folder() -> None:
     assert upload_file_name("../../x.zip") == "x.zip"
     assert upload_file_name("C:\\Users\\me\\rec 1.zip") == "rec_1.zip"
     assert upload_file_name("..") == "recording"
+
+
+def review(repository: Repository, job_id: str, item_id: str, decision: str, reviewer: str, comment: str = "") -> None:
+    """What the review form does: the core appends the review, the repository reads it afresh."""
+    add_review(repository.storage, job_id, item_id, decision, reviewer, comment)
+    repository.refresh()
+
+
+def test_a_long_upload_name_keeps_its_extension_and_fits_a_path() -> None:
+    name = upload_file_name("r" * 400 + ".zip")
+    assert name.endswith(".zip") and len(name.encode()) <= 150

@@ -9,6 +9,7 @@ import pytest
 
 from dashboards.models import ItemQuery
 from dashboards.repository import Repository
+from rlauto_core.store import add_review, store_uploads
 from rlauto_core.store.storage import open_storage
 from tests.dashboards.conftest import UNICODE_INSTRUCTION, MotoS3, sample_specs
 from tests.dashboards.index_builder import write_item
@@ -38,8 +39,8 @@ def test_queries_reviews_files_and_bundles_over_s3(moto_s3: MotoS3, s3_url: str)
     assert item is not None
     assert repository.read_json(item.package_path or "")["task"]["instruction"] == UNICODE_INSTRUCTION
 
-    repository.add_review("job-b", "it-unicode", "accept", "ana")
-    repository.add_review("job-b", "it-unicode", "needs-work", "bob", "second thoughts")
+    add_review(repository.storage, "job-b", "it-unicode", "accept", "ana")
+    add_review(repository.storage, "job-b", "it-unicode", "needs-work", "bob", "second thoughts")
     # persisted in the bucket: a repository opened afresh sees the newest decision
     fresh = Repository(s3_url, **moto_s3.storage_options)
     assert fresh.get_item("job-b", "it-unicode").decision == "needs-work"  # type: ignore[union-attr]
@@ -49,7 +50,7 @@ def test_queries_reviews_files_and_bundles_over_s3(moto_s3: MotoS3, s3_url: str)
     with zipfile.ZipFile(io.BytesIO(bundle.data)) as archive:
         assert sorted(archive.namelist()) == ["it-full.task-package.zip", "it-pass.task-package.zip"]
 
-    stored = repository.store_uploads([("rec.zip", b"PK\x03\x04x")], max_files=1, max_upload_mb=1)
+    stored = store_uploads(repository.storage, [("rec.zip", b"PK\x03\x04x")], max_files=1, max_upload_mb=1)
     assert stored.uris[0] == f"{s3_url}/{stored.paths[0]}"
     assert fresh.storage.read_bytes(stored.paths[0]) == b"PK\x03\x04x"
 

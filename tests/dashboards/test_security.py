@@ -8,8 +8,8 @@ import pytest
 from streamlit import config as streamlit_config
 
 from dashboards.auth import is_loopback
-from dashboards.redaction import REDACTED, Redactor, secret_environment_values
 from dashboards.repository import Repository
+from rlauto_core.redact import REDACTED, Redactor, secret_environment_values
 from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY, CANARY_AUTH, CANARY_COOKIE
 

@@ -39,10 +39,10 @@ def test_a_whole_model_run_against_the_standalone_fake(tmp_path: Path) -> None:
     """What orchestration tests do: the fake in its own process, a data-only script, real settings."""
     from pydantic import SecretStr
 
-    from rlauto_core.config.options import RunOptions
-    from rlauto_core.config.settings import Settings
+    from rlauto_core.config import RunOptions, Settings
     from rlauto_core.importers import import_path
-    from rlauto_core.pipeline.loop import run_with_settings
+    from rlauto_core.llm import open_clients
+    from rlauto_core.pipeline import analysis_for, run_item
     from tests.conftest import EXAMPLES
     from tests.llm.scripted import judge_scores
 
@@ -54,7 +54,10 @@ def test_a_whole_model_run_against_the_standalone_fake(tmp_path: Path) -> None:
             judge_base_url=url + "/v1/chat/completions", judge_model="m-judge", judge_api_key=SecretStr("sk-j"),
             _env_file=None,  # type: ignore[call-arg]
         )  # fmt: skip
-        outcome = run_with_settings(import_path(EXAMPLES / "shop_checkout.zip"), RunOptions(), settings)
+        with open_clients(settings, RunOptions()) as clients:
+            outcome = run_item(
+                import_path(EXAMPLES / "shop_checkout.zip"), RunOptions(), *analysis_for(clients, RunOptions())
+            ).outcome
         assert outcome.passed and outcome.message == "passed at iteration 1/5, score 12/12"
         assert httpx.get(url + "/_fake/counts").json() == {"analyzer": 1, "judge": 1}
 

@@ -19,7 +19,7 @@ from rlauto_core.llm import (
     Role,
 )
 from rlauto_core.package.judgement import Dimension
-from rlauto_core.pipeline.loop import IterationRecord, run_iterations
+from rlauto_core.pipeline import Finished, IterationSnapshot, analysis_for, run_item
 from rlauto_core.recording import Recording
 from tests.conftest import EXAMPLES
 from tests.fakes.llm_server import FakeLlmServer
@@ -31,6 +31,18 @@ KEYS = {
     Role.RUBRIC: "sk-ROLEKEY-rubric-0003",
 }
 MakeClients = Callable[..., ModelClients]
+
+
+def run_iterations(recording: Recording, options: RunOptions, clients: ModelClients, **hooks: Any) -> Finished:
+    """The one loop with these clients: the analyzer and judge `analysis_for` picks."""
+    seen = hooks.pop("on_iteration", None)
+
+    def record(snapshot: IterationSnapshot) -> dict[str, str]:
+        if seen is not None:
+            seen(snapshot)
+        return {}
+
+    return run_item(recording, options, *analysis_for(clients, options), on_iteration=record, **hooks)
 
 
 @pytest.fixture(scope="module")
@@ -75,13 +87,13 @@ def test_a_good_answer_passes_in_one_iteration(
     recording: Recording = request.getfixturevalue(example)
     fake_llm.script("analyzer", faithful_analyzer())
     fake_llm.script("judge", judge_answer())
-    seen: list[IterationRecord] = []
+    seen: list[IterationSnapshot] = []
     outcome = run_iterations(recording, RunOptions(), make_clients(api_mode), on_iteration=seen.append)
 
-    assert outcome.passed and outcome.message == "passed at iteration 1/5, score 12/12"
+    assert outcome.outcome.passed and outcome.outcome.message == "passed at iteration 1/5, score 12/12"
     assert (fake_llm.calls("analyzer"), fake_llm.calls("judge"), fake_llm.calls("rubric")) == (1, 1, 0)
     assert [r.iteration for r in seen] == [1] and seen[0].validator_result.source == "validator"
-    assert outcome.judge_result.source == "model"
+    assert outcome.best.judge_result.source == "model"
     validation = outcome.package.validation
     assert validation.verdict == "PASS" and validation.iterations_used == 1 and len(validation.judge) == 1
     assert validation.self_check is not None and validation.self_check.golden_full_marks
@@ -102,13 +114,13 @@ def test_judge_feedback_memory_and_user_feedback_reach_the_next_prompt(
     options = RunOptions(strict_full_marks=True, feedback="Keep the reply text verbatim.")
     outcome = run_iterations(discord, options, make_clients())
 
-    assert outcome.passed and outcome.iterations_used == 2 and outcome.best_iteration == 2
+    assert outcome.outcome.passed and outcome.outcome.iterations_used == 2 and outcome.outcome.best_iteration == 2
     first, second = (r.prompt_text() for r in fake_llm.requests("analyzer"))
     assert "Keep the reply text verbatim." in first and "JUDGE FEEDBACK" not in first
     assert "=== JUDGE FEEDBACK ===" in second and "TASK COMPLEXITY 1/2" in second and "too simple" in second
     assert "=== ITERATION MEMORY" in second and "seen 1x, iterations 1-1" in second
     assert "Keep the reply text verbatim." in second and "2 of 5" in second
-    assert outcome.records[0].memory.items[0].dimension == "TASK COMPLEXITY"
+    assert outcome.snapshots[0].memory.items[0].dimension == "TASK COMPLEXITY"
 
 
 def test_without_a_pass_the_best_is_kept_and_the_message_says_so(
@@ -128,8 +140,8 @@ def test_without_a_pass_the_best_is_kept_and_the_message_says_so(
     )
     outcome = run_iterations(discord, RunOptions(max_iterations=3), make_clients())
 
-    assert not outcome.passed and outcome.message == "iterated 3/3, best 9"
-    assert outcome.best_iteration == 2 and outcome.judge_result.total == 9
+    assert not outcome.outcome.passed and outcome.outcome.message == "iterated 3/3, best 9"
+    assert outcome.outcome.best_iteration == 2 and outcome.best.judge_result.total == 9
     assert [j.result.total for j in outcome.package.validation.judge] == [8, 9, 7]
     assert outcome.package.validation.verdict == "NEEDS_REVISION"
     assert (fake_llm.calls("analyzer"), fake_llm.calls("judge")) == (3, 3)
@@ -152,8 +164,8 @@ def test_pass_policy_variants_decide_on_the_same_judge_answer(
     fake_llm.script("analyzer", faithful_analyzer())
     fake_llm.script("judge", judge_answer(TASK_COMPLEXITY=1))
     outcome = run_iterations(discord, options, make_clients())
-    assert outcome.passed is passes and outcome.judge_result.total == 11
-    assert outcome.judge_result.verdict == ("PASS" if passes else "NEEDS_REVISION")
+    assert outcome.outcome.passed is passes and outcome.best.judge_result.total == 11
+    assert outcome.best.judge_result.verdict == ("PASS" if passes else "NEEDS_REVISION")
 
 
 def _wrong_checker(answer: dict[str, Any]) -> dict[str, Any]:
@@ -170,11 +182,11 @@ def test_the_model_judge_is_skipped_when_the_validator_finds_a_zero(
     fake_llm.script("judge", judge_answer())
     outcome = run_iterations(discord, RunOptions(), make_clients())
 
-    first = outcome.records[0]
+    first = outcome.snapshots[0]
     assert first.judge_skipped is not None and first.judge_skipped.startswith("validator scored 0 on")
     assert first.judge_result.source == "validator" and "judge" not in first.usage.by_role
     assert fake_llm.calls("judge") == 1  # only the second iteration reached the model judge
-    assert outcome.passed and outcome.best_iteration == 2
+    assert outcome.outcome.passed and outcome.outcome.best_iteration == 2
     second_prompt = fake_llm.requests("analyzer")[1].prompt_text()
     assert "(validator)" in second_prompt and "CHECKER VERIFIABILITY 0/2" in second_prompt
 
@@ -190,11 +202,11 @@ def test_a_noise_call_in_the_golden_trajectory_is_reasked(
     fake_llm.script("analyzer", faithful_analyzer(_with_noise), faithful_analyzer())
     fake_llm.script("judge", judge_answer())
     outcome = run_iterations(discord, RunOptions(), make_clients())
-    assert outcome.passed and fake_llm.calls("analyzer") == 2
+    assert outcome.outcome.passed and fake_llm.calls("analyzer") == 2
     reask = fake_llm.requests("analyzer")[1].messages()[-1]["content"]
     assert "'c7' is heartbeat noise (NOISE BLACKLIST)" in reask
     assert "c7" not in [s.call_id for s in outcome.package.golden_trajectory]
-    assert outcome.records[0].usage.by_role["analyzer"].calls == 2
+    assert outcome.snapshots[0].usage.by_role["analyzer"].calls == 2
 
 
 def _new_rubric(answer: dict[str, Any]) -> dict[str, Any]:
@@ -238,7 +250,7 @@ def test_without_a_rubric_model_an_incomplete_rubric_is_dropped_with_a_note(
     fake_llm.script("judge", judge_answer())
     outcome = run_iterations(discord, RunOptions(), make_clients(roles=(Role.ANALYZER, Role.JUDGE)))
     assert all(r.checker_key != "reply_mentions_hotfix" for r in outcome.package.task.rubrics)
-    assert any("dropped" in n and "has no checker" in n for n in outcome.records[0].draft.notes)
+    assert any("dropped" in n and "has no checker" in n for n in outcome.snapshots[0].draft.notes)
 
 
 def test_without_a_judge_model_the_validator_decides(
@@ -246,8 +258,10 @@ def test_without_a_judge_model_the_validator_decides(
 ) -> None:
     fake_llm.script("analyzer", faithful_analyzer())
     outcome = run_iterations(tracker, RunOptions(), make_clients(roles=(Role.ANALYZER,)))
-    assert outcome.records[0].judge_skipped == "no judge model configured (JUDGE_API_KEY)"
-    assert outcome.judge_result.source == "validator" and outcome.passed == (outcome.judge_result.total >= 10)
+    assert outcome.snapshots[0].judge_skipped == "no judge model configured (JUDGE_API_KEY)"
+    assert outcome.best.judge_result.source == "validator" and outcome.outcome.passed == (
+        outcome.best.judge_result.total >= 10
+    )
     assert fake_llm.calls("judge") == 0
 
 
@@ -257,9 +271,9 @@ def test_a_permanent_error_in_a_later_iteration_keeps_the_best(
     fake_llm.script("analyzer", faithful_analyzer(), {"status": 401, "error": "key revoked"})
     fake_llm.script("judge", judge_answer(TASK_COMPLEXITY=1))
     outcome = run_iterations(discord, RunOptions(strict_full_marks=True), make_clients())
-    assert not outcome.passed and outcome.iterations_used == 1
-    assert outcome.message.startswith("iterated 1/5, best 11; stopped by: analyzer model at 127.0.0.1")
-    assert outcome.error is not None and "401" in outcome.error
+    assert not outcome.outcome.passed and outcome.outcome.iterations_used == 1
+    assert outcome.outcome.message.startswith("iterated 1/5, best 11; stopped by: analyzer model at 127.0.0.1")
+    assert outcome.outcome.error is not None and "401" in outcome.outcome.error
     assert fake_llm.calls("analyzer") == 2  # the 401 was not retried
 
 
@@ -278,7 +292,7 @@ def test_transient_errors_inside_the_loop_are_retried_by_the_client(
     fake_llm.script("analyzer", {"status": 502}, faithful_analyzer())
     fake_llm.script("judge", {"drop": True}, judge_answer())
     outcome = run_iterations(discord, RunOptions(), make_clients())
-    assert outcome.passed and (fake_llm.calls("analyzer"), fake_llm.calls("judge")) == (2, 2)
+    assert outcome.outcome.passed and (fake_llm.calls("analyzer"), fake_llm.calls("judge")) == (2, 2)
 
 
 def test_no_key_and_no_recording_secret_leaves_its_place(
@@ -296,7 +310,7 @@ def test_no_key_and_no_recording_secret_leaves_its_place(
         assert sent.headers["authorization"] == f"Bearer {KEYS[Role(sent.role)]}"
         body = repr(sent.body)
         assert "CANARY" not in body and "ROLEKEY" not in body
-    persisted = outcome.model_dump_json() + "".join(r.model_dump_json() for r in outcome.records)
+    persisted = outcome.outcome.model_dump_json() + "".join(r.model_dump_json() for r in outcome.snapshots)
     assert "ROLEKEY" not in persisted and "CANARY" not in outcome.package.model_dump_json()
 
 
@@ -307,11 +321,11 @@ def _new_rubric_api(answer: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def test_run_with_settings_uses_each_roles_configured_endpoint_and_key(
+def test_clients_from_settings_use_each_roles_configured_endpoint_and_key(
     fake_llm: FakeLlmServer, discord: Recording
 ) -> None:
-    from rlauto_core.config.settings import Settings
-    from rlauto_core.pipeline.loop import run_with_settings
+    from rlauto_core.config import Settings
+    from rlauto_core.llm import open_clients
 
     fake_llm.script("analyzer", faithful_analyzer())
     fake_llm.script("judge-from-options", judge_answer())
@@ -328,8 +342,9 @@ def test_run_with_settings_uses_each_roles_configured_endpoint_and_key(
     options = RunOptions.model_validate(
         {"judge": {"baseURL": fake_llm.url + "/v1/chat/completions", "model": "judge-from-options"}}
     )
-    outcome = run_with_settings(discord, options, settings)
-    assert outcome.passed
+    with open_clients(settings, options) as clients:
+        outcome = run_iterations(discord, options, clients)
+    assert outcome.outcome.passed
     [judged] = fake_llm.requests("judge-from-options")
     assert judged.headers["authorization"] == f"Bearer {KEYS[Role.JUDGE]}"
     assert fake_llm.requests("analyzer")[0].headers["authorization"] == f"Bearer {KEYS[Role.ANALYZER]}"
@@ -365,7 +380,7 @@ def test_mcp_trajectory_rule_breaches_are_reasked(
     fake_llm.script("analyzer", faithful_analyzer(tweak), faithful_analyzer())
     fake_llm.script("judge", judge_answer())
     outcome = run_iterations(discord, RunOptions(), make_clients())
-    assert outcome.passed and fake_llm.calls("analyzer") == 2
+    assert outcome.outcome.passed and fake_llm.calls("analyzer") == 2
     assert words in fake_llm.requests("analyzer")[1].messages()[-1]["content"]
     assert {"c6", "c10"}.isdisjoint(s.call_id for s in outcome.package.golden_trajectory)
 
@@ -392,7 +407,7 @@ def test_the_model_judge_reads_the_validators_findings(
     fake_llm.script("analyzer", faithful_analyzer(_invented_id))
     fake_llm.script("judge", judge_answer(EVIDENCE_GROUNDING=1))
     outcome = run_iterations(discord, RunOptions(max_iterations=1), make_clients())
-    assert outcome.records[0].validator_result.score_of(Dimension.EVIDENCE_GROUNDING) == 1
+    assert outcome.snapshots[0].validator_result.score_of(Dimension.EVIDENCE_GROUNDING) == 1
     judge_prompt = fake_llm.requests("judge")[0].prompt_text()
     assert "=== DETERMINISTIC VALIDATOR FINDINGS" in judge_prompt
     assert "EVIDENCE GROUNDING 1/2" in judge_prompt and "777777777777" in judge_prompt
@@ -426,6 +441,6 @@ def test_broken_model_checkers_are_dropped_until_the_catalog_is_valid(
     )
     assert keys.count("call_c9") == 1
     assert not [f for f in package.validation.flags if f.code.startswith("dsl_")]
-    notes = "\n".join(outcome.records[0].draft.notes)
+    notes = "\n".join(outcome.snapshots[0].draft.notes)
     assert "bad regex" in notes and "unknown kind 'telepathy'" in notes and "cycle" in notes and "used twice" in notes
-    assert outcome.passed  # what is left is the good draft catalog
+    assert outcome.outcome.passed  # what is left is the good draft catalog

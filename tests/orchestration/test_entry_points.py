@@ -44,14 +44,14 @@ def test_sdk_in_a_notebook_with_nothing_started(tmp_path: Path) -> None:
         import asyncio, json
         from flows import package_batch, package_recording
         from flows.sdk import run_batch
-        from tasks.models import BatchResult, ItemResult
+        from rlauto_core.pipeline import BatchOutcome, ItemOutcome
 
         one = asyncio.run(package_recording({str(EXAMPLES / "issue_tracker.zip")!r}))
         batch = asyncio.run(package_batch([{str(EXAMPLES / "discord_reply.zip")!r}, {str(EXAMPLES / "project_board.har")!r}]))
         again = run_batch([{str(EXAMPLES / "discord_reply.zip")!r}, {str(EXAMPLES / "project_board.har")!r}])
         print(json.dumps({{
-            "one": [type(one).__name__, isinstance(one, ItemResult), one.status, one.verdict, one.output_zip_path],
-            "batch": [type(batch).__name__, isinstance(batch, BatchResult), [i.status for i in batch.items]],
+            "one": [type(one).__name__, isinstance(one, ItemOutcome), one.status, one.verdict, one.output_zip_path],
+            "batch": [type(batch).__name__, isinstance(batch, BatchOutcome), [i.status for i in batch.items]],
             "again": [batch.job_id == again.job_id, [i.reused for i in again.items]],
             "storage": batch.storage_url,
         }}))
@@ -63,8 +63,8 @@ def test_sdk_in_a_notebook_with_nothing_started(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["one"][:4] == ["ItemResult", True, "completed", "PASS"] and out["one"][4].endswith("output.zip")
-    assert out["batch"] == ["BatchResult", True, ["completed", "completed"]]
+    assert out["one"][:4] == ["ItemOutcome", True, "completed", "PASS"] and out["one"][4].endswith("output.zip")
+    assert out["batch"] == ["BatchOutcome", True, ["completed", "completed"]]
     assert out["again"] == [True, [True, True]]  # the same job, both items reused
     assert out["storage"] == (tmp_path / "store").as_uri()
     assert (tmp_path / "store" / "index").is_dir()
@@ -132,7 +132,7 @@ def test_up_package_status_down(tmp_path: Path, stack_env: dict[str, str]) -> No
         )  # fmt: skip
         assert package.returncode == 0, package.stderr[-3000:]
         [item] = json.loads(package.stdout)
-        assert item["status"] == "packaged"
+        assert item["status"] == "completed"
         runs = httpx.post(f"{api}/flow_runs/filter", json={}, timeout=10).json()
         names = {r["name"] for r in runs}
         assert "shop_checkout.zip" in names, names  # the run went to the stack's server, not an ephemeral one

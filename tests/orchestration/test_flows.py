@@ -18,6 +18,7 @@ from prefect.states import Cancelling
 
 from flows import package_batch, scan_inbox
 from rlauto_core.config.options import RunOptions
+from rlauto_core.package import package_file_name
 from rlauto_core.store import layout
 from rlauto_core.store.index import read_table
 from rlauto_core.store.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
@@ -84,7 +85,7 @@ def test_offline_batch_on_s3_survives_an_outage(
             assert any(n.endswith("task.json") for n in package.namelist())
     assert batch.all_results_path == layout.all_results_path(batch.job_id)
     with zipfile.ZipFile(io.BytesIO(storage.read_bytes(batch.all_results_path))) as bundle:
-        assert sorted(bundle.namelist()) == sorted(layout.package_file_name(n) for n in names)
+        assert sorted(bundle.namelist()) == sorted(package_file_name(n) for n in names)
 
     items = read_table(storage, ITEMS_DIR, ITEMS_SCHEMA).to_pylist()
     assert sorted(r["source_name"] for r in items) == sorted(names)
@@ -98,8 +99,11 @@ def test_offline_batch_on_s3_survives_an_outage(
     with get_client(sync_client=True) as client:
         scores = client.read_latest_artifacts()
     keys = {a.key for a in scores}
+    pages = {a.key: str(a.data) for a in scores}
     for item in batch.items:
-        assert {f"{item.item_id}-scores", f"{item.item_id}-judge", f"{item.item_id}-package"} <= keys
+        # one page per item: the scores per iteration, the judge's reasons, where the package is
+        page = pages[f"{item.item_id}-judge"]
+        assert "| iteration | clarity |" in page and "**Best iteration 1**" in page and "output.zip" in page
     assert f"{batch.job_id}-progress" in keys and f"{batch.job_id}-summary" in keys
 
     again = run(package_batch([str(EXAMPLES / n) for n in names], concurrency=2, storage_url=s3_url))
@@ -198,7 +202,7 @@ def test_cancel_stops_new_items_and_keeps_snapshots(
     state = run(package_batch([str(p) for p in files], concurrency=1, storage_url=storage_url, return_state=True))
     assert state.is_cancelled()
     batch = state.result(raise_on_failure=False)
-    assert batch.status == "cancelled"
+    assert batch.status == "stopped"
     assert [i.status for i in batch.items] == ["stopped"] * 3
     runs = item_runs(batch.job_id)
     assert [r.name for r in runs] == ["rec-10.zip"]  # no new item started
@@ -245,9 +249,10 @@ def test_launch_batch_returns_at_once_and_status_follows(prefect_api_url: str, o
 
     from flows.cli import app
     from flows.launch import launch_batch
+    from rlauto_core.config import Settings
 
     storage_url = (tmp_path / "store").as_uri()
-    launched = launch_batch([str(EXAMPLES / "issue_tracker.zip")], storage_url=storage_url)
+    launched = launch_batch([str(EXAMPLES / "issue_tracker.zip")], RunOptions(), Settings(), storage_url=storage_url)
     assert launched.via == "in-process" and launched.job_id.startswith("job-")
     assert launched.ui_url and launched.flow_run_id in launched.ui_url
     deadline = time.monotonic() + 180
@@ -258,6 +263,8 @@ def test_launch_batch_returns_at_once_and_status_follows(prefect_api_url: str, o
                 break
             time.sleep(1)
     assert state is not None and state.is_completed()
+    with get_client(sync_client=True) as client:
+        assert client.read_flow_run(launched.flow_run_id).name == launched.job_id  # named after its job
     result = CliRunner().invoke(app, ["status", launched.job_id, "--storage-url", storage_url], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "issue_tracker.zip" in result.output and "completed" in result.output

@@ -13,8 +13,8 @@ from rlauto_core.evidence.build import build_evidence
 from rlauto_core.importers import import_bytes
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.io import package_to_json
-from rlauto_core.package.pipeline import PackageOutcome, package_recording
 from rlauto_core.rules import run_rules
+from tests.package.conftest import Packaged, package_offline
 from tests.recording_builders import http, task_json, tool, zip_bytes
 
 CANARY = "CANARY-7f3e"
@@ -29,7 +29,7 @@ def package_of(data: bytes, name: str = "rec.zip") -> dict[str, Any]:
     return package_to_json(package)
 
 
-def test_task_json_has_every_key_in_the_right_case(packaged: dict[str, PackageOutcome]) -> None:
+def test_task_json_has_every_key_in_the_right_case(packaged: dict[str, Packaged]) -> None:
     for name, outcome in packaged.items():
         with zipfile.ZipFile(str(outcome.package_path)) as archive:
             entry = next(n for n in archive.namelist() if n.endswith("task.json"))
@@ -60,7 +60,7 @@ def test_task_json_has_every_key_in_the_right_case(packaged: dict[str, PackageOu
 
 
 def test_mcp_tool_names_are_kept_exactly_and_noise_strays_failures_stay_out(
-    packaged: dict[str, PackageOutcome],
+    packaged: dict[str, Packaged],
 ) -> None:
     discord = packaged["discord_reply.zip"].package
     assert discord is not None
@@ -122,8 +122,8 @@ def test_mcp_secrets_in_arguments_are_redacted_too() -> None:
 def test_a_bare_har_packages_with_a_written_instruction(tmp_path: Path) -> None:
     from tests.conftest import EXAMPLES
 
-    outcome = package_recording(EXAMPLES / "project_board.har", RunOptions(), tmp_path)
-    assert outcome.status == "packaged" and outcome.package is not None
+    outcome = package_offline(EXAMPLES / "project_board.har", RunOptions(), tmp_path)
+    assert outcome.passed and outcome.package is not None
     instruction = outcome.package.task.instruction
     assert "b_12" in instruction and "Rotate the staging TLS certificate" in instruction
     assert "POST /" not in instruction  # the goal, not the endpoints

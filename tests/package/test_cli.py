@@ -10,9 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from rlauto_core.package.pipeline import PackageOutcome
 from tests.conftest import EXAMPLES
-from tests.package.conftest import ATTEMPTS
+from tests.package.conftest import ATTEMPTS, Packaged
 
 runner = CliRunner()
 
@@ -30,12 +29,16 @@ def test_package_json_lists_every_example(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     items = json.loads(result.stdout)
     assert len(items) == 7
+    assert len({item["job_id"] for item in items}) == 1
     for item in items:
-        assert {"source", "status", "verdict", "total_score", "package_path", "self_check"} <= set(item)
-        assert item["status"] == "packaged" and item["verdict"] == "PASS"
-        assert Path(item["package_path"]).parent == tmp_path
+        # the core outcome itself, in the seed's status words, plus where its package was copied
+        assert {"source", "job_id", "item_id", "status", "verdict", "total_score", "iterations", "self_check"} <= set(
+            item
+        )
+        assert item["status"] == "completed" and item["verdict"] == "PASS" and item["analyzer"] == "offline"
+        assert Path(item["package_file"]).parent == tmp_path
         assert item["self_check"]["golden_full_marks"] is True
-        assert item["analyzer"].startswith("analyzer: offline")
+        assert item["analyzer_line"].startswith("analyzer: offline")
 
 
 def test_package_table_and_globs_and_options(tmp_path: Path) -> None:
@@ -61,8 +64,13 @@ def test_package_reports_bad_inputs_in_one_line_and_exits_2(tmp_path: Path) -> N
     errors = result.stderr.strip().splitlines()
     assert len(errors) == 2 and all(line.startswith("error: ") for line in errors)
     assert any("broken.zip" in line for line in errors) and any("nope.zip: no such file" in line for line in errors)
-    statuses = {Path(i["source"]).name: i["status"] for i in json.loads(result.stdout)}
-    assert statuses == {"broken.zip": "error", "issue_tracker.zip": "packaged", "nope.zip": "error"}
+    # the missing path is no item at all; the broken one failed before any iteration
+    outcomes = {Path(i["source"]).name: i for i in json.loads(result.stdout)}
+    assert {name: o["status"] for name, o in outcomes.items()} == {
+        "broken.zip": "failed",
+        "issue_tracker.zip": "completed",
+    }
+    assert outcomes["broken.zip"]["iterations"] == [] and "broken.zip" in outcomes["broken.zip"]["error"]
     assert "Traceback" not in result.stdout + result.stderr
 
 
@@ -71,7 +79,7 @@ def test_package_with_no_recording_found(tmp_path: Path) -> None:
     assert result.exit_code == 2 and result.stderr.startswith("error: ") and "no recording" in result.stderr
 
 
-def test_validate_a_package_zip_and_a_bare_task_json(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+def test_validate_a_package_zip_and_a_bare_task_json(packaged: dict[str, Packaged], tmp_path: Path) -> None:
     path = Path(str(packaged["slack_incident_channel.zip"].package_path))
     result = runner.invoke(app, ["validate", str(path), "--json"])
     assert result.exit_code == 0, result.stdout
@@ -88,7 +96,7 @@ def test_validate_a_package_zip_and_a_bare_task_json(packaged: dict[str, Package
     assert text.exit_code == 0 and "golden full marks: True" in text.stdout
 
 
-def test_validate_names_the_problems_of_a_weak_package(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+def test_validate_names_the_problems_of_a_weak_package(packaged: dict[str, Packaged], tmp_path: Path) -> None:
     with zipfile.ZipFile(str(packaged["discord_reply.zip"].package_path)) as archive:
         task = json.loads(archive.read("task.json"))
     # loosen the send checker: any channel will do, and drop the stray guard
@@ -107,7 +115,7 @@ def test_validate_names_the_problems_of_a_weak_package(packaged: dict[str, Packa
 
 
 @pytest.mark.parametrize(("kind", "code"), [("good", 0), ("wrong_entity", 1), ("empty", 1)])
-def test_score_an_attempt(packaged: dict[str, PackageOutcome], kind: str, code: int) -> None:
+def test_score_an_attempt(packaged: dict[str, Packaged], kind: str, code: int) -> None:
     path = str(packaged["issue_tracker.zip"].package_path)
     result = runner.invoke(app, ["score", path, str(ATTEMPTS / "issue_tracker" / f"{kind}.zip"), "--json"])
     assert result.exit_code == code, result.stderr
@@ -119,7 +127,7 @@ def test_score_an_attempt(packaged: dict[str, PackageOutcome], kind: str, code: 
     assert ("PASS" if kind == "good" else "FAIL") in table.stdout
 
 
-def test_hostile_inputs_give_one_line_errors(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+def test_hostile_inputs_give_one_line_errors(packaged: dict[str, Packaged], tmp_path: Path) -> None:
     attempt = str(ATTEMPTS / "issue_tracker" / "good.zip")
     (tmp_path / "broken.json").write_text('{"task": ')
     bad_dsl = {"task": {"rubrics": [{"id": "r1", "title": "t", "checker_key": "c"}]},

@@ -8,9 +8,8 @@ import pytest
 
 from rlauto_core.checkers import score
 from rlauto_core.importers import import_path
-from rlauto_core.package.pipeline import PackageOutcome
 from tests.conftest import EXAMPLES
-from tests.package.conftest import ATTEMPTS
+from tests.package.conftest import ATTEMPTS, Packaged
 
 EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.iterdir() if p.suffix in (".zip", ".har"))
 
@@ -20,9 +19,9 @@ def test_all_seven_examples_are_there() -> None:
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
-def test_example_package_proves_itself(packaged: dict[str, PackageOutcome], name: str) -> None:
+def test_example_package_proves_itself(packaged: dict[str, Packaged], name: str) -> None:
     outcome = packaged[name]
-    assert outcome.status == "packaged", outcome.error or outcome.judge
+    assert outcome.passed, outcome.error or outcome.judge
     assert outcome.package is not None and outcome.package_path and Path(outcome.package_path).is_file()
     check = outcome.package.validation.self_check
     assert check is not None
@@ -33,13 +32,15 @@ def test_example_package_proves_itself(packaged: dict[str, PackageOutcome], name
     assert {m.kind for m in check.mutants} >= {"drop", "retarget", "swap"}
     assert check.problems == []
     assert check.redo_full_marks is True  # every example has server-made ids a redo changes
-    assert outcome.verdict == "PASS" and outcome.total_score is not None and outcome.total_score >= 10
+    assert (
+        outcome.outcome.verdict == "PASS"
+        and outcome.outcome.total_score is not None
+        and outcome.outcome.total_score >= 10
+    )
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
-def test_empty_attempt_scores_zero_on_every_state_changing_rubric(
-    packaged: dict[str, PackageOutcome], name: str
-) -> None:
+def test_empty_attempt_scores_zero_on_every_state_changing_rubric(packaged: dict[str, Packaged], name: str) -> None:
     package = packaged[name].package
     assert package is not None
     empty = import_path(ATTEMPTS / name.rsplit(".", 1)[0] / "empty.zip")
@@ -53,7 +54,7 @@ VERDICTS = {"good": True, "empty": False, "missing_write": False, "wrong_entity"
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
 @pytest.mark.parametrize("kind", list(VERDICTS))
-def test_own_attempts_get_the_right_verdict(packaged: dict[str, PackageOutcome], name: str, kind: str) -> None:
+def test_own_attempts_get_the_right_verdict(packaged: dict[str, Packaged], name: str, kind: str) -> None:
     package = packaged[name].package
     assert package is not None
     report = score(package, import_path(ATTEMPTS / name.rsplit(".", 1)[0] / f"{kind}.zip"))

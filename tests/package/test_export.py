@@ -11,11 +11,11 @@ import pytest
 from rlauto_core.config.options import RunOptions
 from rlauto_core.errors import PackageError
 from rlauto_core.importers import import_path
-from rlauto_core.package.export import export_package, package_name, sanitize_entry_name
+from rlauto_core.package.export import export_package, package_file_name, sanitize_entry_name
 from rlauto_core.package.io import load_package
 from rlauto_core.package.models import TaskPackage
-from rlauto_core.package.pipeline import PackageOutcome, package_recording
 from tests.conftest import EXAMPLES
+from tests.package.conftest import Packaged, package_offline
 
 
 def entries(path: Path) -> dict[str, zipfile.ZipInfo]:
@@ -23,10 +23,10 @@ def entries(path: Path) -> dict[str, zipfile.ZipInfo]:
         return {i.filename: i for i in archive.infolist()}
 
 
-def test_every_other_entry_is_byte_identical(packaged: dict[str, PackageOutcome]) -> None:
+def test_every_other_entry_is_byte_identical(packaged: dict[str, Packaged]) -> None:
     for name, outcome in packaged.items():
         source, output = EXAMPLES / name, Path(str(outcome.package_path))
-        assert output.name == package_name(name) == name.rsplit(".", 1)[0] + ".task-package.zip"
+        assert output.name == package_file_name(name) == name.rsplit(".", 1)[0] + ".task-package.zip"
         recording = import_path(source)
         task_entry = recording.root_prefix + "task.json"
         if zipfile.is_zipfile(source):
@@ -48,7 +48,7 @@ def test_every_other_entry_is_byte_identical(packaged: dict[str, PackageOutcome]
         assert not list(output.parent.glob(".export-*")), "a temporary file was left behind"
 
 
-def test_no_planted_secret_reaches_any_task_json(packaged: dict[str, PackageOutcome]) -> None:
+def test_no_planted_secret_reaches_any_task_json(packaged: dict[str, Packaged]) -> None:
     for outcome in packaged.values():
         with zipfile.ZipFile(str(outcome.package_path)) as archive:
             for entry in archive.namelist():
@@ -60,7 +60,7 @@ def test_redact_secrets_cleans_the_other_files_too(tmp_path: Path) -> None:
     source = EXAMPLES / "issue_tracker.zip"
     with zipfile.ZipFile(source) as archive:
         assert b"CANARY" in archive.read("network.json")
-    outcome = package_recording(source, RunOptions(redact_secrets=True), tmp_path)
+    outcome = package_offline(source, RunOptions(redact_secrets=True), tmp_path)
     with zipfile.ZipFile(str(outcome.package_path)) as archive:
         network = archive.read("network.json")
         assert b"CANARY" not in network and b"[REDACTED]" in network
@@ -108,7 +108,7 @@ def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
     assert (blocker / "keep").read_text() == "x"
 
 
-def test_a_package_round_trips_through_its_task_json(packaged: dict[str, PackageOutcome], tmp_path: Path) -> None:
+def test_a_package_round_trips_through_its_task_json(packaged: dict[str, Packaged], tmp_path: Path) -> None:
     for outcome in packaged.values():
         loaded = load_package(str(outcome.package_path))
         assert isinstance(loaded, TaskPackage)

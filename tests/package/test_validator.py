@@ -7,11 +7,11 @@ from rlauto_core.judging.selfcheck import self_check
 from rlauto_core.judging.validator import validate
 from rlauto_core.package.judgement import Dimension, PassPolicy
 from rlauto_core.package.models import GoldenStep, TaskPackage
-from rlauto_core.package.pipeline import PackageOutcome
 from tests.conftest import EXAMPLES
+from tests.package.conftest import Packaged
 
 
-def fresh(packaged: dict[str, PackageOutcome], name: str) -> TaskPackage:
+def fresh(packaged: dict[str, Packaged], name: str) -> TaskPackage:
     package = packaged[name].package
     assert package is not None
     copy = package.model_copy(deep=True)
@@ -25,12 +25,12 @@ def dims(package: TaskPackage, name: str) -> dict[Dimension, int]:
     return {s.dimension: s.score for s in result.scores}
 
 
-def test_examples_score_full_marks_with_explanations(packaged: dict[str, PackageOutcome]) -> None:
+def test_examples_score_full_marks_with_explanations(packaged: dict[str, Packaged]) -> None:
     for outcome in packaged.values():
         assert outcome.judge is not None and outcome.judge.total == 12 and outcome.judge.verdict == "PASS"
 
 
-def test_instruction_clarity(packaged: dict[str, PackageOutcome]) -> None:
+def test_instruction_clarity(packaged: dict[str, Packaged]) -> None:
     name = "issue_tracker.zip"
     package = fresh(packaged, name)
     package.task.instruction = ""
@@ -39,7 +39,7 @@ def test_instruction_clarity(packaged: dict[str, PackageOutcome]) -> None:
     assert dims(package, name)[Dimension.INSTRUCTION_CLARITY] == 1
 
 
-def test_task_complexity_counts_state_changes(packaged: dict[str, PackageOutcome]) -> None:
+def test_task_complexity_counts_state_changes(packaged: dict[str, Packaged]) -> None:
     name = "issue_tracker.zip"
     package = fresh(packaged, name)
     assert dims(package, name)[Dimension.TASK_COMPLEXITY] == 2
@@ -47,7 +47,7 @@ def test_task_complexity_counts_state_changes(packaged: dict[str, PackageOutcome
     assert dims(package, name)[Dimension.TASK_COMPLEXITY] == 1
 
 
-def test_alignment_rejects_noise_strays_and_failures(packaged: dict[str, PackageOutcome]) -> None:
+def test_alignment_rejects_noise_strays_and_failures(packaged: dict[str, Packaged]) -> None:
     name = "discord_reply.zip"
     package = fresh(packaged, name)
     extra = [GoldenStep(step=90, call_id=cid, name="x", type="mcp") for cid in ("c6", "c7")]
@@ -58,7 +58,7 @@ def test_alignment_rejects_noise_strays_and_failures(packaged: dict[str, Package
     assert "c7 is noise" in alignment.explanation
 
 
-def test_coverage_wants_a_rubric_per_write(packaged: dict[str, PackageOutcome]) -> None:
+def test_coverage_wants_a_rubric_per_write(packaged: dict[str, Packaged]) -> None:
     name = "shop_checkout.zip"
     package = fresh(packaged, name)
     package.task.rubrics = [r for r in package.task.rubrics if r.checker_key != "call_r16"]
@@ -67,7 +67,7 @@ def test_coverage_wants_a_rubric_per_write(packaged: dict[str, PackageOutcome]) 
     assert coverage.score < 2 and "write r16 (POST /api/orders) has no rubric" in coverage.explanation
 
 
-def test_verifiability_follows_the_self_check(packaged: dict[str, PackageOutcome]) -> None:
+def test_verifiability_follows_the_self_check(packaged: dict[str, Packaged]) -> None:
     name = "notes_jsonrpc.zip"
     package = fresh(packaged, name)
     key = package.task.rubrics[0].checker_key
@@ -78,7 +78,7 @@ def test_verifiability_follows_the_self_check(packaged: dict[str, PackageOutcome
     assert dims(package, name)[Dimension.CHECKER_VERIFIABILITY] == 0
 
 
-def test_grounding_catches_values_the_recording_never_shows(packaged: dict[str, PackageOutcome]) -> None:
+def test_grounding_catches_values_the_recording_never_shows(packaged: dict[str, Packaged]) -> None:
     name = "slack_incident_channel.zip"
     package = fresh(packaged, name)
     package.task.instruction += " Also ping 'Zorblax Quintavius' about ticket INC-9999."
@@ -87,7 +87,7 @@ def test_grounding_catches_values_the_recording_never_shows(packaged: dict[str, 
     assert grounding.score < 2 and "Zorblax Quintavius" in grounding.explanation
 
 
-def test_pass_policy_decides_the_verdict(packaged: dict[str, PackageOutcome]) -> None:
+def test_pass_policy_decides_the_verdict(packaged: dict[str, Packaged]) -> None:
     name = "issue_tracker.zip"
     package = fresh(packaged, name)
     package.golden_trajectory = [s for s in package.golden_trajectory if s.call_id in ("r8", "r12")]
@@ -107,7 +107,7 @@ def test_pass_policy_decides_the_verdict(packaged: dict[str, PackageOutcome]) ->
     assert validate(package, recording, check=check, policy=policies[1]).verdict == "NEEDS_REVISION"
 
 
-def test_a_chinese_instruction_naming_the_content_is_clear_and_grounded(packaged: dict[str, PackageOutcome]) -> None:
+def test_a_chinese_instruction_naming_the_content_is_clear_and_grounded(packaged: dict[str, Packaged]) -> None:
     name = "slack_incident_channel.zip"
     package = fresh(packaged, name)
     package.task.instruction = "创建私有频道「incident-2291」，邀请 Dana 和 Lee，然后在频道里发布事故摘要。"
@@ -118,7 +118,7 @@ def test_a_chinese_instruction_naming_the_content_is_clear_and_grounded(packaged
     assert dims(package, name)[Dimension.EVIDENCE_GROUNDING] < 2
 
 
-def test_a_checker_pinning_a_server_made_id_fails_the_redo(packaged: dict[str, PackageOutcome]) -> None:
+def test_a_checker_pinning_a_server_made_id_fails_the_redo(packaged: dict[str, Packaged]) -> None:
     name = "issue_tracker.zip"
     package = fresh(packaged, name)
     package.rubric_checkers["call_r17"]["path_params"]["issueId"] = "128"  # the number this run got

@@ -1,0 +1,19 @@
+"""The review dashboard as `rlauto dashboard` serves it: the app, handed its repository, the
+deployment settings (read once) and the launcher that starts batches through Prefect."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if __name__ == "__main__" and not __package__:
+    # `streamlit run flows/cli/dashboard_app.py` from a checkout: make the project importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from dashboards.review import main, settings_or_error, shared_repository
+from flows.launch import PrefectLauncher
+
+if __name__ == "__main__":
+    settings = settings_or_error()
+    repository = shared_repository(settings.rlauto_storage_url)
+    main(repository, PrefectLauncher(settings, repository.root_uri), settings)

@@ -1,0 +1,77 @@
+"""What a batch's sources name, and reading one: local paths, folders, globs and fsspec URLs.
+
+The one expansion: the CLI, the dashboard's launcher and the batch flow all use it (through
+`rlauto_core.pipeline.plan_batch`), so they agree on which files a batch holds and in what order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import fsspec
+
+from rlauto_core.errors import RecordingError
+from rlauto_core.store.storage import with_storage_retry
+
+RECORDING_SUFFIXES = (".zip", ".har")
+_GLOB_CHARS = "*?["
+
+
+@dataclass
+class Expansion:
+    files: list[str] = field(default_factory=list)  # every recording named, in order, each once
+    missing: list[str] = field(default_factory=list)  # "SOURCE: why" for sources that named none
+
+
+def _is_recording(path: str) -> bool:
+    return path.lower().endswith(RECORDING_SUFFIXES)
+
+
+def expand_sources(sources: list[str]) -> Expansion:
+    """Files as given, folders' recordings (sorted, not recursive), globs; and what matched nothing."""
+    found = Expansion()
+    for source in sources:
+        fs, path = fsspec.core.url_to_fs(source)
+        # fsspec paths come back without the protocol; object-store ones need it again
+        protocol = source.split("://", 1)[0] + "://" if "://" in source else ""
+        prefix = "" if protocol in ("", "file://") else protocol
+        if any(ch in source for ch in _GLOB_CHARS):
+            matches = [p for p in sorted(fs.glob(path)) if _is_recording(p) and fs.isfile(p)]
+        elif fs.isdir(path):
+            matches = [p for p in sorted(fs.find(path, maxdepth=1)) if _is_recording(p)]
+        elif fs.isfile(path):
+            matches = [path]
+        else:
+            found.missing.append(f"{source}: no such file or folder")
+            continue
+        if not matches:
+            found.missing.append(f"{source}: matches no recording (.zip or .har)")
+        found.files.extend(prefix + m for m in matches)
+    found.files = list(dict.fromkeys(found.files))
+    return found
+
+
+def source_name_of(source: str) -> str:
+    return source.rstrip("/").rsplit("/", 1)[-1] or source
+
+
+def read_source(source: str, max_upload_mb: int) -> bytes:
+    """The bytes of a recording given as a path or an fsspec URL; too big or missing is the user's error."""
+    name = source_name_of(source)
+    try:
+        fs, path = fsspec.core.url_to_fs(source)
+        size = with_storage_retry(lambda: fs.size(path))
+        if size is not None and size > max_upload_mb * 1024 * 1024:
+            raise RecordingError(name, f"is {size / 1048576:.1f} MB, over MAX_UPLOAD_MB={max_upload_mb}")
+        return bytes(with_storage_retry(lambda: fs.cat_file(path)))
+    except FileNotFoundError:
+        raise RecordingError(source, "not found") from None
+    except IsADirectoryError:
+        raise RecordingError(source, "is a folder, not a recording") from None
+    except OSError as exc:
+        raise RecordingError(source, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
