@@ -279,3 +279,28 @@ def test_polish_returns_both_languages_and_caches_the_call(prefect_api_url: str,
     assert (first.zh, first.en, first.notes) == ("回复玛雅", "Reply to Maya", "named the channel")
     assert polish("reply maya in #release-planning") == first
     assert fake_model.calls("analyzer") == 1
+
+
+def test_another_model_is_asked_afresh_never_served_the_old_models_answers(
+    prefect_api_url: str, fake_model: FakeLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model-call cache key holds the endpoint (model, base URL, API mode): the same recording
+    and options re-run under another DEFAULT_MODEL pays for new calls; under the same one, none."""
+    files = [str(p) for p in write_variants(tmp_path / "in", 1)]
+    storage_url = (tmp_path / "store").as_uri()
+    fake_model.load_script({"models": {"analyzer-v2": "analyzer"}})
+    fake_model.script("analyzer", faithful_analyzer())
+    fake_model.script("judge", judge_answer())
+    first = run(package_batch(files, RunOptions(), job_id="model-a", storage_url=storage_url))
+    paid = fake_model.calls("analyzer")
+    assert first.items[0].status == "completed" and paid == 1
+    run(package_batch(files, RunOptions(), job_id="model-a-again", storage_url=storage_url))
+    assert fake_model.calls("analyzer") == paid  # same endpoint: read back from the cache
+    monkeypatch.setenv("DEFAULT_MODEL", "analyzer-v2")
+    other = run(package_batch(files, RunOptions(), job_id="model-b", storage_url=storage_url))
+    assert other.items[0].status == "completed" and other.items[0].analyzer == "analyzer-v2"
+    assert fake_model.calls("analyzer") == paid + 1
+    assert [r.body["model"] for r in fake_model.requests("analyzer")] == ["analyzer", "analyzer-v2"]
+    monkeypatch.setenv("DEFAULT_API_MODE", "responses")
+    run(package_batch(files, RunOptions(), job_id="model-b-responses", storage_url=storage_url))
+    assert fake_model.calls("analyzer") == paid + 2 and fake_model.requests("analyzer")[-1].path.endswith("/responses")
