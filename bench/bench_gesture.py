@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rlauto_core.gesture import Screen, parse_trace, replay_plan
 from rlauto_core.steps import parse_steps, run_steps
-from tests.device.trace_writer import CAPS_LP, line_stroke, write_trace
+from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
 
 LINES = 100_000
 

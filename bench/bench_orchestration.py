@@ -35,8 +35,8 @@ from rlauto_core.importers import import_bytes
 from rlauto_core.llm.factory import open_clients
 from rlauto_core.pipeline.loop import run_iterations
 from rlauto_core.rules import run_rules
+from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.llm.scripted import faithful_analyzer, judge_answer
 from tests.orchestration.conftest import model_env
 from tests.orchestration.recordings import write_variants
 from tests.servers import prefect_env, prefect_server

@@ -25,7 +25,7 @@ def run_batch(
 
     async def batch() -> BatchOutcome:
         state = await package_batch(sources, options, concurrency, job_id, storage_url, return_state=True)
-        return state.result(raise_on_failure=True)
+        return await state.aresult(raise_on_failure=True)
 
     return asyncio.run(batch())
 

@@ -8,8 +8,8 @@ import adbutils
 import psutil
 import pytest
 
-from tests.device.trace_writer import CAPS_LP, line_stroke, write_trace
 from tests.fakes.adb_server import FakeAdbServer, FakePhone
+from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
 
 SERIAL = "fake-1"
 # A 300 ms upward flick, then a 500 ms leftward drag, on the fts_ts panel (4 raw units per px).

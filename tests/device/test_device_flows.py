@@ -22,7 +22,7 @@ from rlauto_core.steps import StepError
 from tests.device.conftest import SERIAL
 from tests.fakes.adb_server import FakeAdbServer, FakePhone
 
-pytestmark = pytest.mark.prefect
+pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 GESTURE = Gesture(points=[(100, 900, 0), (110, 800, 60), (130, 400, 240)])
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.device.trace_writer import CAPS_LP, line_stroke, write_trace
+from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
 
 CLI = [sys.executable, "-c", "from flows.cli import main; main()", "gesture", "parse"]
 

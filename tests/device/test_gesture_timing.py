@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rlauto_core.gesture import Gesture, GestureError, Screen, replay_plan, swipe_call, thin
 from rlauto_core.gesture.timing import THIN_MS
 from rlauto_core.steps import parse_steps, run_steps
-from tests.device.phone_double import RecordingPhone
+from tests.fakes.phone import RecordingPhone
 
 
 @st.composite

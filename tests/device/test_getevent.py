@@ -9,7 +9,7 @@ import pytest
 
 from rlauto_core.gesture import GestureError, Screen, choose_touchscreen, parse_capabilities, parse_trace
 from rlauto_core.gesture.geometry import mapper_for
-from tests.device.trace_writer import CAPS_LP, CAPS_P, line_stroke, write_trace
+from tests.fakes.getevent_writer import CAPS_LP, CAPS_P, line_stroke, write_trace
 
 SCREEN = Screen(width=1080, height=2340)
 # Raw panel is 4320 x 9360 (4 raw units per pixel), see CAPS_LP.

@@ -14,8 +14,8 @@ from device_flows.recorder import record_trace
 from rlauto_core.gesture import GestureError, Screen
 from rlauto_core.steps import PhoneError, parse_steps, run_steps
 from tests.device.conftest import SERIAL
-from tests.device.trace_writer import line_stroke, write_trace
 from tests.fakes.adb_server import FakeAdbServer, FakePhone
+from tests.fakes.getevent_writer import line_stroke, write_trace
 
 
 def test_fake_server_speaks_the_host_protocol_to_adbutils(adb_client: adbutils.AdbClient) -> None:
@@ -33,6 +33,7 @@ def test_fake_server_speaks_the_host_protocol_to_adbutils(adb_client: adbutils.A
         assert "host:transport:old-1" in old.commands
 
 
+@pytest.mark.slow
 def test_recording_wakes_picks_the_panel_and_streams_getevent(
     adb_client: adbutils.AdbClient, fake_phone: FakePhone
 ) -> None:
@@ -53,6 +54,7 @@ def test_recording_wakes_picks_the_panel_and_streams_getevent(
     assert fake_phone.streams_closed_by_client == 1  # the stream was closed, not left running
 
 
+@pytest.mark.slow
 def test_stop_request_ends_a_long_recording_promptly(adb_client: adbutils.AdbClient, fake_phone: FakePhone) -> None:
     fake_phone.trace = write_trace([line_stroke((400, 8000), (400, 2000), 10.0, 0.2)] * 1, "B", device=None)
     fake_phone.trace += write_trace([line_stroke((400, 8000), (400, 2000), 40.0, 0.2)], "B", device=None)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from rlauto_core.steps import STEP_KINDS, Element, ShellResult, StepError, parse_steps, run_steps
-from tests.device.phone_double import RecordingPhone
+from tests.fakes.phone import RecordingPhone
 
 OK = {"text": "OK"}
 ALL_KINDS: list[dict[str, Any]] = [

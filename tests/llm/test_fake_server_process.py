@@ -44,7 +44,7 @@ def test_a_whole_model_run_against_the_standalone_fake(tmp_path: Path) -> None:
     from rlauto_core.llm import open_clients
     from rlauto_core.pipeline import analysis_for, run_item
     from tests.conftest import EXAMPLES
-    from tests.llm.scripted import judge_scores
+    from tests.fakes.llm_scripts import judge_scores
 
     script = {"models": {"m-analyzer": "analyzer", "m-judge": "judge"},
               "roles": {"analyzer": [{"echo_draft": True}], "judge": [{"json": judge_scores()}]}}  # fmt: skip

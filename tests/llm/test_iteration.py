@@ -22,8 +22,8 @@ from rlauto_core.package.judgement import Dimension
 from rlauto_core.pipeline import Finished, IterationSnapshot, analysis_for, run_item
 from rlauto_core.recording import Recording
 from tests.conftest import EXAMPLES
+from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
 from tests.fakes.llm_server import FakeLlmServer
-from tests.llm.scripted import faithful_analyzer, judge_answer
 
 KEYS = {
     Role.ANALYZER: "sk-ROLEKEY-analyzer-0001",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLlmServer
-from tests.orchestration.netfaults import OutageRelay
+from tests.fakes.outage_relay import OutageRelay
 from tests.servers import free_port, stop_process, wait_http
 
 S3_ENV = {

@@ -17,6 +17,9 @@ import pytest
 from tests.conftest import EXAMPLES, REPO_ROOT
 from tests.servers import free_port, wait_http
 
+# these start Prefect (the session server or an ephemeral one) or whole stacks: the slow tier
+pytestmark = pytest.mark.slow
+
 RLAUTO = [sys.executable, "-m", "flows.cli"]
 
 

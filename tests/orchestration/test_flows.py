@@ -24,8 +24,8 @@ from rlauto_core.store.index import read_table
 from rlauto_core.store.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
 from rlauto_core.store.storage import open_storage
 from tests.conftest import EXAMPLES
+from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.llm.scripted import faithful_analyzer, judge_answer
 from tests.orchestration.conftest import ANALYZER_KEY, JUDGE_KEY, S3Server
 from tests.orchestration.recordings import marker, write_variants
 

@@ -27,8 +27,8 @@ from rlauto_core.config.options import RunOptions
 from rlauto_core.store import layout
 from rlauto_core.store.storage import open_storage
 from tests.conftest import REPO_ROOT
+from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.llm.scripted import faithful_analyzer, judge_answer
 from tests.orchestration.conftest import model_env
 from tests.orchestration.recordings import marker, write_variants
 from tests.servers import prefect_env, prefect_server, stop_process

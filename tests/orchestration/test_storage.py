@@ -102,6 +102,7 @@ def test_index_rows_append_and_read_back(storage: FsspecStorage) -> None:
     assert iterations.column("instruction_clarity").to_pylist() == [2, 2]
 
 
+@pytest.mark.slow
 def test_s3_outage_mid_writes_is_retried_and_nothing_lost(s3_server: S3Server, s3_url: str) -> None:
     """The S3 endpoint goes away for 3 s during a stream of writes: every write lands."""
     storage = open_storage(s3_url)

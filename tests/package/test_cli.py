@@ -13,6 +13,9 @@ from flows.cli import app
 from tests.conftest import EXAMPLES
 from tests.package.conftest import ATTEMPTS, Packaged
 
+# these start Prefect (the session server or an ephemeral one) or whole stacks: the slow tier
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 
