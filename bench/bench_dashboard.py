@@ -28,6 +28,7 @@ import duckdb
 
 from dashboards.models import ItemQuery
 from dashboards.repository import Repository
+from rlauto_core.store import add_review
 from tests.dashboards.index_builder import generated_specs, write_item
 
 ITEMS = 10_000
@@ -158,7 +159,13 @@ def main() -> None:
         "items": medians["items"]["filter_choices"] + max(finds),
         "item": sum(medians["item"].values()),
     }
-    review_ms = median_ms(lambda: (repository.add_review(job, item, "accept", "bench"), repository.count_items()), 5)
+
+    def review() -> None:
+        add_review(repository.storage, job, item, "accept", "bench")
+        repository.refresh()
+        repository.count_items()
+
+    review_ms = median_ms(review, 5)
     print(f"{'review: add_review + the next query (reads 1 new file)':<58}{review_ms:>10.1f}"
           f"{review_ms / baseline_items:>12.4f}")  # fmt: skip
     print()

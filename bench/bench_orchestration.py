@@ -1,13 +1,14 @@
 """Orchestration overhead: `package_batch` against a plain asyncio loop over the same core calls.
 
 Both sides package the same recordings against the same fake model server (fixed latency per
-answer) with the same concurrency, in one run. Prints the wall-time ratio (target <= 1.15), the
+answer) with the same concurrency, in one run. Prints the wall-time ratio (target <= 1.25 at 2.0 s latency), the
 Prefect server start-up on its own line (excluded), and the re-run ratio (target <= 0.10 of the
 first run, 0 model calls).
 
 It also prints Prefect's floor on the same server in the same run: a batch flow with the same
-number of child flow runs, each running as many task runs as a packaged item does, doing
-nothing but wait as long as the item's model calls. No orchestration of this shape can beat it;
+number of child flow runs, each named (as the pipeline's runs must be) and running as many task
+runs as a packaged item does (counted on the server after the first run), doing nothing but wait
+as long as the item's model calls. No orchestration of this shape can beat it;
 `package_batch / floor` is what the pipeline adds on top of Prefect itself.
 
     python -m bench.bench_orchestration [--recordings 100] [--latency 0.3] [--concurrency 8] [--sqlite]
@@ -28,12 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from rlauto_core.config.options import RunOptions
-from rlauto_core.config.settings import Settings
+from rlauto_core.config import RunOptions, Settings
 from rlauto_core.evidence import build_evidence
 from rlauto_core.importers import import_bytes
-from rlauto_core.llm.factory import open_clients
-from rlauto_core.pipeline.loop import run_iterations
+from rlauto_core.llm import open_clients
+from rlauto_core.pipeline import analysis_for, run_item
 from rlauto_core.rules import run_rules
 from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
@@ -59,7 +59,8 @@ def baseline(files: list[Path], concurrency: int) -> float:
         evidence = build_evidence(recording)
         flags = run_rules(recording, evidence, options.rule_profile)
         with open_clients(settings, options) as clients:
-            return run_iterations(recording, options, clients, evidence=evidence, flags=flags).passed
+            analyzer, judge = analysis_for(clients, options)
+            return run_item(recording, options, analyzer, judge, evidence=evidence, flags=flags).outcome.passed
 
     async def main() -> list[bool]:
         gate = asyncio.Semaphore(concurrency)
@@ -91,6 +92,16 @@ def orchestrated(files: list[Path], concurrency: int, storage_url: str) -> tuple
     return elapsed, sum(i.reused for i in batch.items)
 
 
+def task_runs_per_item(files: list[Path]) -> int:
+    """How many task runs the first recording's item flow run made (what the floor must run too)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterName
+
+    with get_client(sync_client=True) as client:
+        [run] = client.read_flow_runs(flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[files[0].name])))
+        return len(client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id]))))
+
+
 def floor(count: int, tasks_per_item: int, wait: float, concurrency: int) -> float:
     """Prefect alone: `count` child flow runs of `tasks_per_item` no-op task runs and `wait` seconds."""
     from prefect import flow, task
@@ -107,7 +118,8 @@ def floor(count: int, tasks_per_item: int, wait: float, concurrency: int) -> flo
             step(n)
         time.sleep(wait)
 
-    @flow(name="floor-item", persist_result=False)
+    # named runs, as the pipeline's must be (one run per recording, named after its file)
+    @flow(name="floor-item", flow_run_name="rec-{n}", persist_result=False)
     async def item(n: int) -> int:
         await in_item_thread(body)
         return n
@@ -157,8 +169,8 @@ def main() -> None:
             os.environ.update(prefect_env(api_url, root / "prefect"))
             first, _ = orchestrated(files, args.concurrency, (root / "store").as_uri())
             first_calls = len(fake.requests())
-            # per item: parse, rules, persist (one iteration), export, index, and one per model call
-            tasks_per_item = 5 + round(first_calls / len(files))
+            # counted, not assumed: parse, rules, one per model call, export
+            tasks_per_item = task_runs_per_item(files)
             fake.reset()
             again, reused = orchestrated(files, args.concurrency, (root / "store").as_uri())
             again_calls = len(fake.requests())
@@ -168,10 +180,10 @@ def main() -> None:
     print(f"recordings={args.recordings} latency={args.latency}s concurrency={args.concurrency}")
     print(f"baseline asyncio: {base:.1f} s ({base_calls} model calls)")
     print(f"package_batch:    {first:.1f} s ({first_calls} model calls)")
-    print(f"ratio package_batch / baseline: {first / base:.2f} (target <= 1.15)")
+    print(f"ratio package_batch / baseline: {first / base:.2f} (target <= 1.25)")
     print(
         f"prefect floor: {least:.1f} s ({len(files)} child flow runs x {tasks_per_item} no-op task runs "
-        f"+ the same model wait), {least / base:.2f} x baseline; package_batch / floor: {first / least:.2f}"
+        f"+ the same model wait), {least / base:.2f} x baseline; package_batch / floor: {first / least:.2f} (target <= 1.10)"
     )
     print(f"re-run: {again:.1f} s, {again_calls} model calls, {reused} items reused")
     print(f"re-run ratio: {again / first:.2f} of the first run (target <= 0.10)")

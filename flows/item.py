@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 from rlauto_core.config import RunOptions, Settings
 from rlauto_core.errors import RlautoError
@@ -52,6 +51,7 @@ class ItemRun:
         self.flow_run_id, self.stop_requested, self.set_state = flow_run_id, stop_requested, set_state
         self.iteration = 1  # the loop's current iteration, for the model calls' cache keys
         self._ids = ("", "")  # job, item: known once the recording is staged
+        self.judging = False  # the run's state is "Judging"
 
     def run(self) -> ItemOutcome:
         clock = time.perf_counter()
@@ -90,12 +90,9 @@ class ItemRun:
             raise
         except RlautoError as exc:
             outcome = outcome.model_copy(update={"status": "failed", "error": str(exc)})
-        outcome = steps.export(item, outcome, package, root_prefix, self.options.redact_secrets)
-        outcome = outcome.model_copy(
-            update={"finished_at": datetime.now(UTC), "duration_ms": (time.perf_counter() - clock) * 1000}
-        )
-        steps.index(outcome)  # rows, then item.json, last: the item is complete
-        return outcome
+        outcome = outcome.model_copy(update={"duration_ms": (time.perf_counter() - clock) * 1000})
+        # best copies, output.zip or error.txt, the index rows, then item.json: the item is complete
+        return steps.export(item, outcome, package, root_prefix, self.options.redact_secrets)
 
     def _snapshot(self, snapshot: IterationSnapshot) -> dict[str, str]:
         job, item = self._ids
@@ -108,8 +105,12 @@ class ItemRun:
         return {str(name): path for name, path in paths.items()}
 
     def _on_call(self, role: Role, starting: bool) -> None:
-        if role is Role.JUDGE:
-            self.set_state("Judging" if starting else "Running")
+        # "Judging" from the judge's call until another role's: after the last judge the run ends
+        # (Completed or Failed) without a state write back to Running, one API write per item less
+        if not starting or (role is Role.JUDGE) == self.judging:
+            return
+        self.judging = role is Role.JUDGE
+        self.set_state("Judging" if self.judging else "Running")
 
     def _check_stop(self, *, fresh: bool) -> None:
         if self.stop_requested(fresh):

@@ -14,7 +14,7 @@ import time
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from prefect import flow, get_run_logger, tags, task
+from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NONE as NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.context import SyncClientContext
@@ -92,10 +92,11 @@ def stage_uploads(plan: BatchPlan, storage_url: str, max_upload_mb: int) -> list
 
 async def _run_child(item: PlannedItem, options: RunOptions, storage_url: str, via_deployment: str | None) -> State:
     if via_deployment is None:
-        with tags(f"job-{item.job_id}"):  # `rlauto status JOB` finds the job's runs by this tag
-            return await package_recording(
-                item.source, options, item.job_id, item.source_name, storage_url, return_state=True
-            )
+        # no tags on the child: every task run of a tagged run asks the API for tag concurrency
+        # slots, a round trip per task (`rlauto status` finds a job's runs by their job_id)
+        return await package_recording(
+            item.source, options, item.job_id, item.source_name, storage_url, return_state=True
+        )
     from prefect.deployments.flow_runs import arun_deployment
 
     parameters: dict[str, Any] = {

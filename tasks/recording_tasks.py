@@ -8,6 +8,7 @@ only model calls (tasks/model_calls.py) are worth caching.
 from __future__ import annotations
 
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from prefect import task
@@ -48,9 +49,18 @@ def rules(recording: Recording, rule_profile: str) -> Findings:
 def export(
     item: PlannedItem, outcome: ItemOutcome, package: TaskPackage | None, root_prefix: str, redact_secrets: bool
 ) -> ItemOutcome:
-    """The item's final files: the best iteration's snapshots copied beside it, then `output.zip`
-    (the recording as uploaded, task.json rewritten; formats.md section 2) when it passed, else
-    `error.txt` with why. Returns the outcome with where they are."""
+    """The item's final files, in one task: the best iteration's snapshots copied beside it,
+    `output.zip` (the recording as uploaded, task.json rewritten; formats.md section 2) when it
+    passed, else `error.txt` with why; then the index rows and, last, `item.json`."""
+    done = _final_files(item, outcome, package, root_prefix, redact_secrets)
+    done = done.model_copy(update={"finished_at": datetime.now(UTC)})
+    index(done)
+    return done
+
+
+def _final_files(
+    item: PlannedItem, outcome: ItemOutcome, package: TaskPackage | None, root_prefix: str, redact_secrets: bool
+) -> ItemOutcome:
     storage = get_storage(outcome.storage_url)
     job, item_id = outcome.job_id, outcome.item_id
     best = outcome.best()
@@ -73,7 +83,6 @@ def export(
     )
 
 
-@task(name="index", **STORAGE_WRITE)
 def index(outcome: ItemOutcome) -> list[str]:
     """The item's index rows, then its `item.json`: the file whose presence says every other
     file of the item is in place (a crash between the two re-runs the item, and index readers

@@ -253,10 +253,11 @@ def _write_local_atomic(full: str, data: bytes) -> None:
     os.makedirs(directory, exist_ok=True)
     tmp = os.path.join(directory, f".{os.path.basename(full)}.{uuid.uuid4().hex}.tmp")
     try:
+        # written whole under a temp name, then renamed: a reader sees the old file or the new one,
+        # never half of one. No fsync: it cost more than the rest of an item's writes together
+        # (bench_orchestration), and surviving a power cut is the object store's job in a team
         with open(tmp, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, full)
     except BaseException:
         if os.path.exists(tmp):

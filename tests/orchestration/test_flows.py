@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowFilter, FlowFilterName, FlowRunFilter, FlowRunFilterTags
+from prefect.client.schemas.filters import FlowFilter, FlowFilterName
 from prefect.client.schemas.objects import StateType
 from prefect.states import Cancelling
 
@@ -35,11 +35,8 @@ SNAPSHOTS = ("evidence", "task-package", "judge-result", "iteration-memory")
 
 
 def item_runs(job: str) -> list[Any]:
-    with get_client(sync_client=True) as client:
-        return client.read_flow_runs(
-            flow_filter=FlowFilter(name=FlowFilterName(any_=["package-recording"])),
-            flow_run_filter=FlowRunFilter(tags=FlowRunFilterTags(all_=[f"job-{job}"])),
-        )
+    """The job's item runs, found as `rlauto status` finds them: by their job_id parameter."""
+    return [r for r in all_item_runs() if r.parameters.get("job_id") == job]
 
 
 def all_item_runs() -> list[Any]:
