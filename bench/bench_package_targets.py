@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.package.corpora import CORPORA, TARGETS, measure  # noqa: E402
+from tests.package.corpora import CORPORA, TARGETS, measure
 
 
 def main() -> int:
@@ -31,7 +31,9 @@ def main() -> int:
         for name, rate in rates.items():
             ok = rate.fraction >= TARGETS[name]
             missed |= not ok
-            print(f"  {name:22} {rate.hits:4}/{rate.total:<4} {100 * rate.fraction:6.1f}%  target {100 * TARGETS[name]:.0f}%  {'ok' if ok else 'MISSED'}")
+            print(
+                f"  {name:22} {rate.hits:4}/{rate.total:<4} {100 * rate.fraction:6.1f}%  target {100 * TARGETS[name]:.0f}%  {'ok' if ok else 'MISSED'}"
+            )
             if args.misses:
                 for miss in rate.misses:
                     print(f"      - {miss}")

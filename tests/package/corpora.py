@@ -127,5 +127,7 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
                 wrong = case.attempts.get(kind)
                 if wrong is not None:
                     passed, points, _, _ = _attempt_score(package, wrong)
-                    rates.wrong_attempts_fail.add(not passed, f"{case.name}: {kind} passes {points}/{package.max_score}")
+                    rates.wrong_attempts_fail.add(
+                        not passed, f"{case.name}: {kind} passes {points}/{package.max_score}"
+                    )
     return rates

@@ -35,7 +35,13 @@ class Run:
 
 def _basket_view(run: Run, status: str) -> dict[str, Any]:
     total = sum(BOOKS[r["book_id"]][1] * r["qty"] for r in run.basket_rows)
-    return {"id": run.basket, "lock_version": run.lock, "status": status, "lines": run.basket_rows, "total_cents": total}
+    return {
+        "id": run.basket,
+        "lock_version": run.lock,
+        "status": status,
+        "lines": run.basket_rows,
+        "total_cents": total,
+    }
 
 
 def play(run: Run, script: list[tuple[Any, ...]]) -> tuple[HttpLog, dict[str, Any]]:
@@ -44,7 +50,9 @@ def play(run: Run, script: list[tuple[Any, ...]]) -> tuple[HttpLog, dict[str, An
     log.call("GET", f"{SITE}/basket", status=200, resource_type="document",
              response="<!doctype html><meta name=csrf-param content=_csrf>", response_headers={"content-type": "text/html"})  # fmt: skip
     log.call("GET", f"{SITE}/assets/application-5d1e.js", status=200, resource_type="script", response_headers={})
-    log.call("GET", f"{SITE}/api/session", status=200, headers=web, response={"user": {"id": "u_501"}, "_csrf": run.csrf})
+    log.call(
+        "GET", f"{SITE}/api/session", status=200, headers=web, response={"user": {"id": "u_501"}, "_csrf": run.csrf}
+    )
     catalogue = [{"id": k, "title": t, "price_cents": p} for k, (t, p) in BOOKS.items()]
     log.call("GET", f"{SITE}/api/books?q=dune&format=paperback", status=200, headers=web, response={"books": catalogue})
     log.call("POST", "https://rum.books-cdn.net/ingest", status=202, body={"lcp": 1830, "page": "/basket"})
@@ -90,7 +98,13 @@ def play(run: Run, script: list[tuple[Any, ...]]) -> tuple[HttpLog, dict[str, An
                     "expected_total_cents": total, "client_ts": int(run.clock.now.timestamp() * 1000),
                     "request_id": run.request_id}  # fmt: skip
             snapshot = [{"order_id": run.order, "book_id": r["book_id"], "qty": r["qty"]} for r in run.basket_rows]
-            order = {"id": run.order, "status": "placed", "delivery": action[1], "total_cents": total, "lines": snapshot}
+            order = {
+                "id": run.order,
+                "status": "placed",
+                "delivery": action[1],
+                "total_cents": total,
+                "lines": snapshot,
+            }
             status = "ordered"
             run.lock += 1
             log.call("POST", f"{SITE}/api/orders", status=201, headers=web, body=sent, response={"order": order})

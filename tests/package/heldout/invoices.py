@@ -93,11 +93,15 @@ VARIANTS = {
 
 
 def recorded_run() -> Run:
-    return Run(clock(2026, 5, 13, 14, 21), "r", {"INV-2207": 2001, "INV-2208": 1770, "INV-2191": 1502}, ["nt_4410"], "sf_77")
+    return Run(
+        clock(2026, 5, 13, 14, 21), "r", {"INV-2207": 2001, "INV-2208": 1770, "INV-2191": 1502}, ["nt_4410"], "sf_77"
+    )
 
 
 def later_run() -> Run:
-    return Run(clock(2026, 5, 20, 8, 7), "a", {"INV-2207": 2544, "INV-2208": 2310, "INV-2191": 1502}, ["nt_4795"], "sf_91")
+    return Run(
+        clock(2026, 5, 20, 8, 7), "a", {"INV-2207": 2544, "INV-2208": 2310, "INV-2191": 1502}, ["nt_4795"], "sf_91"
+    )
 
 
 def build() -> tuple[bytes, dict[str, bytes]]:
@@ -107,5 +111,7 @@ def build() -> tuple[bytes, dict[str, bytes]]:
     for kind, script in VARIANTS.items():
         attempt_log, attempt_diff = play(later_run(), script)
         attempts[kind] = zip_files(api_files(task_doc("", SITE, f"attempt_{kind}"), attempt_log, attempt_diff))
-    attempts["empty"] = zip_files(api_files(task_doc("", SITE, "attempt_empty"), HttpLog(later_run().clock, SITE), None))
+    attempts["empty"] = zip_files(
+        api_files(task_doc("", SITE, "attempt_empty"), HttpLog(later_run().clock, SITE), None)
+    )
     return recording, attempts

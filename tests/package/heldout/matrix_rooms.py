@@ -52,7 +52,10 @@ SCRIPT = [("invite", "#ops:corp.example", "@omar:corp.example"), ("send", "#ops:
 VARIANTS = {
     "good": SCRIPT,
     "missing_write": [("send", "#ops:corp.example", BODY)],
-    "wrong_entity": [("invite", "#ops-archive:corp.example", "@omar:corp.example"), ("send", "#ops:corp.example", BODY)],
+    "wrong_entity": [
+        ("invite", "#ops-archive:corp.example", "@omar:corp.example"),
+        ("send", "#ops:corp.example", BODY),
+    ],
     "wrong_order": [("send", "#ops:corp.example", BODY), ("invite", "#ops:corp.example", "@omar:corp.example")],
 }
 SESSION = {
@@ -70,7 +73,9 @@ SESSION = {
 
 def build() -> tuple[bytes, dict[str, bytes]]:
     log, dbdiff = play(Run(clock(2026, 5, 16, 7, 55), "c", ["$Yq3bK9wLr2:corp.example"], 1778918100000), SCRIPT)
-    recording = zip_files({**mcp_files(task_doc(INSTRUCTION, SITE, "rec_matrix_ops"), log, dbdiff), "session.json": SESSION})
+    recording = zip_files(
+        {**mcp_files(task_doc(INSTRUCTION, SITE, "rec_matrix_ops"), log, dbdiff), "session.json": SESSION}
+    )
     attempts = {}
     for kind, script in VARIANTS.items():
         run = Run(clock(2026, 5, 23, 19, 41), "a", ["$Tn8vR1pXe6:corp.example"], 1779565260000)

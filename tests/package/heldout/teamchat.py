@@ -91,5 +91,7 @@ def build() -> tuple[bytes, dict[str, bytes]]:
     for kind, script in VARIANTS.items():
         attempt_log, attempt_diff = play(later_run(), script)
         attempts[kind] = zip_files(api_files(task_doc("", SITE, f"attempt_{kind}"), attempt_log, attempt_diff))
-    attempts["empty"] = zip_files(api_files(task_doc("", SITE, "attempt_empty"), HttpLog(later_run().clock, SITE), None))
+    attempts["empty"] = zip_files(
+        api_files(task_doc("", SITE, "attempt_empty"), HttpLog(later_run().clock, SITE), None)
+    )
     return recording, attempts
