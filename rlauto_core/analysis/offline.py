@@ -25,6 +25,8 @@ from rlauto_core.package.dataflow import input_locations, invented_values, known
 from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
 from rlauto_core.package.golden import golden_steps, select_golden
 from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
+from rlauto_core.package.ordering import implied_order
+from rlauto_core.package.volatile import handed_out, told_values
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -38,7 +40,15 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     steps = golden_steps(recording, evidence, golden_ids, invented)
     by_id = {c.id: c for c in recording.calls}
     calls: dict[str, Call | None] = {s.call_id: by_id.get(s.call_id) for s in steps}
-    ctx = CheckContext(invented=invented)
+    golden = {s.call_id for s in steps}
+    ctx = CheckContext(
+        invented=invented,
+        handed_out=handed_out(recording, evidence, golden),
+        recording=recording,
+        evidence=evidence,
+        golden=golden,
+        told=told_values(recording.task.instruction),
+    )
     checkers = _write_checkers(recording, [s for s in steps if s.state_changing], calls, ctx)
     repeats, dropped = _repeats([s for s in steps if s.state_changing], calls, checkers)
     for cid, first in dropped.items():
@@ -51,7 +61,12 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     writes = [s for s in steps if s.state_changing]
     counted = {cid for later in repeats.values() for cid in later}
     rubrics = _write_rubrics(writes, calls, checkers, repeats, ctx)
-    rubrics.extend(_order_rubrics([s for s in writes if s.call_id not in counted], ctx))
+    ordered = [s for s in writes if s.call_id not in counted]
+    rubrics.extend(_order_rubrics(ordered, ctx))
+    if recording.task.instruction.strip():  # an instruction we wrote ourselves implies nothing
+        entities = {c.id: {(e.key, e.value) for e in c.entities} for c in evidence.calls}
+        pairs = implied_order(recording.task.instruction, ordered, calls, entities)
+        rubrics.extend(_implied_order_rubrics(pairs, ordered, ctx))
     write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
     criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
     rubrics.extend(_dbdiff_rubrics(criteria, ctx))
@@ -64,6 +79,7 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
         golden_call_ids=[s.call_id for s in steps],
         groups=_groups(steps, calls, recording),
         rubrics=rubrics,
+        extra_checkers=_used_reads(ctx, rubrics),
         dbdiff_criteria=criteria,
         filtered=filtered,
         notes=notes,
@@ -80,10 +96,17 @@ def _write_checkers(
         call = calls[step.call_id]
         assert call is not None
         ctx.known = known.get(step.call_id, set())
+        ctx.current = step.call_id
         key = f"call_{safe_key(step.call_id)}"
         checkers[key] = call_checker(call, ctx)
         ctx.checker_keys[step.call_id] = key
     return checkers
+
+
+def _used_reads(ctx: CheckContext, rubrics: list[DraftRubric]) -> dict[str, dict[str, Any]]:
+    """The read checkers some kept checker still points at (a dropped repeat may have been the only one)."""
+    text = json.dumps([r.checker for r in rubrics], default=str)
+    return {k: c for k, c in ctx.read_checkers.items() if f'"{k}"' in text}
 
 
 def _write_rubrics(
@@ -214,6 +237,27 @@ def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRub
                     checker={"kind": "order", "before": before, "after": after},
                 )
             )
+    return rubrics
+
+
+def _implied_order_rubrics(
+    pairs: list[tuple[str, str]], writes: list[GoldenStep], ctx: CheckContext
+) -> list[DraftRubric]:
+    """Writes on one entity the instruction asks for in this order (and the recording did so)."""
+    names = {s.call_id: s.name for s in writes}
+    rubrics: list[DraftRubric] = []
+    for earlier, later in pairs:
+        if earlier not in ctx.checker_keys or later not in ctx.checker_keys:
+            continue
+        rubrics.append(
+            DraftRubric(
+                title=f"{names[earlier]} happens before {names[later]}",
+                description=f"The instruction asks for {names[earlier]} ({earlier}) first, then {names[later]} "
+                f"({later}), on the same entity; the recording does them in that order.",
+                checker_key=f"order_{safe_key(earlier)}_{safe_key(later)}",
+                checker={"kind": "order", "before": ctx.checker_keys[earlier], "after": ctx.checker_keys[later]},
+            )
+        )
     return rubrics
 
 

@@ -18,6 +18,12 @@ from urllib.parse import parse_qsl
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.recording import HttpCall, ToolCall
 
+# Words that end in "id" without naming an id (`grid` is not a `grId`).
+_ID_WORDS = frozenset(
+    ["grid", "grids", "paid", "unpaid", "prepaid", "valid", "invalid", "void", "avoid", "android", "fluid", "liquid",
+     "rapid", "humid", "acid", "squid", "pyramid", "hybrid", "vivid", "solid", "rigid", "candid", "raid", "said",
+     "laid", "maid", "kid", "kids", "lid", "mid", "aid", "druid", "braid", "afraid", "splendid", "timid", "lucid"]
+)  # fmt: skip
 _ID_KEY = re.compile(r"^(?P<stem>[A-Za-z][A-Za-z0-9]*?)[_-]?(id|Id|ID|ids|Ids|IDs)$")
 # Reference keys that hold ids without saying so.
 _ALIASES = {
@@ -46,6 +52,8 @@ def canonical_key(key: str) -> str | None:
     alias = _ALIASES.get(key.lower())
     if alias:
         return alias
+    if key.lower() in _ID_WORDS:
+        return None
     match = _ID_KEY.match(key)
     if not match or match.group("stem").lower() in {"", "request", "trace", "span", "correlation", "idempotency"}:
         return None

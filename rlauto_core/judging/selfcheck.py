@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from rlauto_core.checkers.dsl import check_catalog
-from rlauto_core.checkers.runtime import score
+from rlauto_core.checkers.runtime import CheckerEngine, score
 from rlauto_core.package.calls import attempt_from_calls, call_from_api_call
 from rlauto_core.package.models import GoldenStep, MutantOutcome, SelfCheck, TaskPackage
 from rlauto_core.package.redo import redo_attempt
@@ -99,8 +99,28 @@ def rebuilt(call: Call, **changes: Any) -> Call:
 MutantKind = Literal["drop", "retarget", "swap", "stray"]
 
 
-def mutants(golden: Recording, steps: list[GoldenStep]) -> Iterator[tuple[MutantKind, str, list[str], Recording]]:
-    """(kind, description, call ids, attempt) for each applicable mutant of the golden attempt."""
+def ordered_pairs(package: TaskPackage, golden: Recording) -> list[tuple[str, str]]:
+    """(earlier, later) golden call ids that the package's `order` checkers order by checker key."""
+    engine = CheckerEngine(package.rubric_checkers, golden)
+    used = {r.checker_key for r in package.task.rubrics}
+    pairs: list[tuple[str, str]] = []
+    for key, checker in package.rubric_checkers.items():
+        if key not in used or not isinstance(checker, dict) or checker.get("kind") != "order":
+            continue
+        before, after = checker.get("before"), checker.get("after")
+        if not isinstance(before, str) or not isinstance(after, str):
+            continue
+        firsts, thens = engine.matches(before), engine.matches(after)
+        if firsts and thens and firsts[0].id != thens[0].id:
+            pairs.append((firsts[0].id, thens[0].id))
+    return list(dict.fromkeys(pairs))
+
+
+def mutants(
+    golden: Recording, steps: list[GoldenStep], ordered: list[tuple[str, str]] | None = None
+) -> Iterator[tuple[MutantKind, str, list[str], Recording]]:
+    """(kind, description, call ids, attempt) for each applicable mutant of the golden attempt: also a
+    swap of each pair an order checker orders without a data dependency (`ordered`)."""
     calls = list(golden.calls)
     position = {c.id: n for n, c in enumerate(calls)}
     writes = [s for s in steps if s.state_changing and s.call_id in position]
@@ -122,14 +142,15 @@ def mutants(golden: Recording, steps: list[GoldenStep]) -> Iterator[tuple[Mutant
         yield "retarget", f"move {what}", [step.call_id], attempt([*calls[:n], moved, *calls[n + 1 :]])
         stray = rebuilt(moved, id=f"{step.call_id}-stray")
         yield "stray", f"add a stray {what}", [step.call_id], attempt([*calls[: n + 1], stray, *calls[n + 1 :]])
-    for step in writes:
-        for dep in step.depends_on:
-            if dep not in position or not any(s.call_id == dep for s in writes):
-                continue
-            a, b = position[dep], position[step.call_id]
-            swapped = list(calls)
-            swapped[a], swapped[b] = swapped[b], swapped[a]
-            yield "swap", f"swap {dep} and {step.call_id}", [dep, step.call_id], attempt(swapped)
+    pairs = [(dep, step.call_id) for step in writes for dep in step.depends_on if any(s.call_id == dep for s in writes)]
+    pairs += [pair for pair in ordered or [] if pair not in pairs]
+    for first, then in pairs:
+        if first not in position or then not in position:
+            continue
+        a, b = position[first], position[then]
+        swapped = list(calls)
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        yield "swap", f"swap {first} and {then}", [first, then], attempt(swapped)
 
 
 def self_check(package: TaskPackage, recording: Recording | None = None) -> SelfCheck:
@@ -161,7 +182,8 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if rubric.passed:
             problems.append(f"rubric {rubric.id} ({rubric.title}) passes an empty attempt")
     outcomes: list[MutantOutcome] = []
-    for number, (kind, description, ids, mutant) in enumerate(mutants(golden, package.golden_trajectory), 1):
+    ordered = ordered_pairs(package, golden)
+    for number, (kind, description, ids, mutant) in enumerate(mutants(golden, package.golden_trajectory, ordered), 1):
         result = score(package, mutant)
         caught = result.score < golden_report.score
         outcomes.append(
@@ -177,7 +199,7 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if not caught:
             problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
     caught_count = sum(1 for m in outcomes if m.caught)
-    redo = redo_attempt(golden)
+    redo = redo_attempt(golden, package.task.instruction)
     redo_full: bool | None = None
     if redo is not None:
         redo_report = score(package, redo)

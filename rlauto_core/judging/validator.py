@@ -16,9 +16,11 @@ from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
+from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
+from rlauto_core.package.dataflow import invented_values
 from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 from rlauto_core.package.models import SelfCheck, TaskPackage
-from rlauto_core.recording import Recording
+from rlauto_core.recording import DbDiff, Recording
 from rlauto_core.rules.flags import Flag
 
 _UI_WORDS = re.compile(r"\b(click|tap|scroll|press|button|hover|type into|drag|menu|dropdown|checkbox)\b", re.I)
@@ -199,9 +201,11 @@ def _coverage(package: TaskPackage, recording: Recording | None) -> DimensionSco
     diff = golden.dbdiff
     criteria = {(c.table, c.op) for c in package.dbdiff_criteria.criteria}
     if diff is not None:
+        checkable = _checkable_changes(package, golden, diff)
         for table, changes in diff.tables.items():
             for op, rows in (("insert", changes.inserted), ("update", changes.updated), ("delete", changes.deleted)):
-                if rows and (table, op) not in criteria:
+                # a row no golden write determined (a side call's saved filter) needs no rubric
+                if rows and (table, op) not in criteria and (table, op) in checkable:
                     gaps.append(f"database {op} in {table} has no rubric")
     gaps.extend(
         f"rubric {r.id} grades what the golden trajectory does not do: {r.reason}"
@@ -215,6 +219,14 @@ def _coverage(package: TaskPackage, recording: Recording | None) -> DimensionSco
         )
     points = 1 if len(gaps) * 2 <= needed else 0
     return _dim(Dimension.RUBRIC_COVERAGE, points, "; ".join(gaps[:6]))
+
+
+def _checkable_changes(package: TaskPackage, golden: Recording, diff: DbDiff) -> set[tuple[str, str]]:
+    """(table, op) pairs a criterion could be written for: rows holding values the golden writes sent."""
+    writes = {s.call_id for s in package.golden_trajectory if s.state_changing}
+    calls = [c for c in golden.calls if c.id in writes]
+    ctx = CheckContext(invented=invented_values(golden, build_evidence(golden)))
+    return {(c.table, c.op) for c in dbdiff_criteria(diff, calls, ctx)}
 
 
 def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
