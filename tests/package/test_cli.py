@@ -27,15 +27,19 @@ def _pipeline(prefect_api_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_package_json_lists_every_example(tmp_path: Path) -> None:
     result = runner.invoke(app, ["package", str(EXAMPLES), "--out", str(tmp_path), "--json"])
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr  # one item needs revision: the bare HAR has no instruction
     items = json.loads(result.stdout)
     assert len(items) == 7
     for item in items:
         assert {"source", "status", "verdict", "total_score", "package_path", "self_check"} <= set(item)
-        assert item["status"] == "packaged" and item["verdict"] == "PASS"
-        assert Path(item["package_path"]).parent == tmp_path
         assert item["self_check"]["golden_full_marks"] is True
         assert item["analyzer"].startswith("analyzer: offline")
+        if Path(item["source"]).name == "project_board.har":
+            assert item["status"] == "needs_revision" and item["verdict"] == "NEEDS_REVISION"
+            assert item["package_path"] is None
+        else:
+            assert item["status"] == "packaged" and item["verdict"] == "PASS"
+            assert Path(item["package_path"]).parent == tmp_path
 
 
 def test_package_table_and_globs_and_options(tmp_path: Path) -> None:
