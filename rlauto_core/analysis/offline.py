@@ -102,7 +102,9 @@ def _read_only_draft(
     check (no rubric at all: a package graded on noise would pass any attempt)."""
     recorded = recording.task.instruction.strip()
     reads = [(s, c) for s in steps if (c := calls[s.call_id]) is not None]
-    parts = answer_parts(recorded, reads) if recorded else []
+    reported = (recording.task.model_extra or {}).get("answer")
+    reported = reported if isinstance(reported, str) and reported.strip() else None
+    parts = answer_parts(recorded, reads, reported) if recorded else []
     known = known_before(recording, {p.call_id for p in parts})
     ctx.known = set().union(*known.values()) if known else set()
     rubrics = answer_rubrics(parts, steps, calls, ctx)
@@ -112,7 +114,7 @@ def _read_only_draft(
     return PackageDraft(
         instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
         instruction_source="recorded" if recorded else "offline",
-        answer=answer_text(parts) if parts else None,
+        answer=(reported or answer_text(parts)) if parts else None,  # the annotator's words when recorded
         golden_call_ids=[s.call_id for s in steps],
         groups=groups(steps, calls, recording),
         rubrics=rubrics,

@@ -88,8 +88,35 @@ def _read_bonus(call: Call, told_text: str) -> int:
     return 0
 
 
-def answer_parts(instruction: str, reads: list[tuple[GoldenStep, Call]]) -> list[AnswerPart]:
-    """What the attempt must report, from the read that shows it best; empty when no read does."""
+def recorded_parts(answer: str, reads: list[tuple[GoldenStep, Call]]) -> list[AnswerPart]:
+    """The values of the annotator's own answer that a read shows (longest first, each once)."""
+    lowered = answer.lower()
+    found: dict[str, AnswerPart] = {}
+    for _, call in reads:
+        for root, path, value in output_locations(call):
+            text = str(value).strip()
+            if value is None or isinstance(value, bool | dict | list) or len(text) < 2 or text.lower() not in lowered:
+                continue
+            if not re.search(rf"(?<![\w]){re.escape(text.lower())}(?![\w])", lowered):
+                continue  # "12" inside "2026-05-12" is no value of the answer
+            found.setdefault(text.lower(), AnswerPart(call.id, f"{root}.{path}", value))
+    ordered = sorted(found.values(), key=lambda p: -len(str(p.value)))
+    kept: list[AnswerPart] = []
+    for part in ordered:  # "DHL" inside "DHL Express" adds nothing
+        if not any(str(part.value).lower() in str(k.value).lower() for k in kept):
+            kept.append(part)
+    return kept[:MAX_VALUES]
+
+
+def answer_parts(
+    instruction: str, reads: list[tuple[GoldenStep, Call]], recorded: str | None = None
+) -> list[AnswerPart]:
+    """What the attempt must report: the values of the annotator's answer a read shows, else the
+    fields the instruction asks about, from the read that shows them best; empty when no read does."""
+    if recorded and recorded.strip():
+        parts = recorded_parts(recorded, reads)
+        if parts:
+            return parts
     asked = _asked_words(instruction)
     counting = bool(_COUNT.search(instruction))
     best: tuple[int, int, list[AnswerPart]] = (0, -1, [])

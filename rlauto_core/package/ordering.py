@@ -121,9 +121,12 @@ def _clause_of(call: Call, parts: list[str]) -> int | None:
 
 
 def _same_entity(a: GoldenStep, b: GoldenStep, entities: dict[str, set[tuple[str, str]]]) -> bool:
-    if a.target is not None and a.target == b.target:
+    """Both act on one entity: the same id value, whatever key each endpoint names it by
+    (`roomId` in one body, `rid` in the other)."""
+    if a.target is not None and b.target is not None and a.target.value == b.target.value:
         return True
-    return bool(entities.get(a.call_id, set()) & entities.get(b.call_id, set()))
+    values = {v for _, v in entities.get(a.call_id, set())}
+    return any(v in values for _, v in entities.get(b.call_id, set()))
 
 
 def implied_order(
