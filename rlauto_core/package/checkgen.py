@@ -11,7 +11,7 @@ from rlauto_core.evidence.entities import path_entities
 from rlauto_core.evidence.models import EntityRef, Evidence
 from rlauto_core.package.dataflow import Origin, id_like, input_locations, leaves
 from rlauto_core.package.models import DbDiffCriterion
-from rlauto_core.package.volatile import client_made, volatile_kind, volatile_origin
+from rlauto_core.package.volatile import client_made, is_told, volatile_kind, volatile_origin
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
 from rlauto_core.redact import is_secret_header, is_secret_key
 
@@ -88,7 +88,7 @@ def value_predicate(value: Any, ctx: CheckContext) -> Any:
 
 def leaf_predicate(path: str, value: Any, ctx: CheckContext) -> Any | None:
     """The predicate for one input value, or None when a redo may send another value (not checked)."""
-    if str(value) in ctx.told or _origin(value, ctx) is not None:
+    if is_told(value, ctx.told) or _origin(value, ctx) is not None:
         return value_predicate(value, ctx)
     kind = volatile_kind(path, value)
     if kind is not None:
@@ -243,7 +243,7 @@ def dbdiff_criteria(diff: DbDiff, golden_inputs: list[Call], ctx: CheckContext) 
     def chosen(column: str, value: Any) -> bool:
         if value is None or isinstance(value, dict | list):
             return False
-        if volatile_kind(column, value) is not None and str(value) not in ctx.told:
+        if volatile_kind(column, value) is not None and not is_told(value, ctx.told):
             return False  # versions, clocks, totals the server computes: another attempt, another value
         if str(value) in ctx.unchecked:
             return False  # what no request check pins (a client-made id) no row check pins either

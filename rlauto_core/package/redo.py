@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
-from rlauto_core.package.volatile import client_made, handed_out, told_values, volatile_kind
+from rlauto_core.package.volatile import client_made, handed_out, is_told, told_values, volatile_kind
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
 
 _LONG = 8  # a changed value this long is replaced wherever it appears; shorter ones only under its key
@@ -127,7 +127,7 @@ def _volatile_values(golden: Recording, instruction: str) -> dict[str, Any]:
         for loc in input_locations(call):
             values = loc.value if isinstance(loc.value, list) else [loc.value]
             for value in values:
-                if value is None or isinstance(value, bool | dict | list) or str(value) in told:
+                if value is None or isinstance(value, bool | dict | list) or is_told(value, told):
                     continue
                 if volatile_kind(loc.path, value) is not None or client_made(value, seen):
                     found.setdefault(str(value), _later(value))
@@ -135,7 +135,7 @@ def _volatile_values(golden: Recording, instruction: str) -> dict[str, Any]:
         for _, path, value in output_locations(call):
             if value is None or isinstance(value, bool | dict | list):
                 continue
-            if volatile_kind(path, value) is not None and str(value) not in told:
+            if volatile_kind(path, value) is not None and not is_told(value, told):
                 found.setdefault(str(value), _later(value))
             seen.add(str(value))
     return found

@@ -49,6 +49,22 @@ def told_values(instruction: str) -> set[str]:
     return (words | quoted) - {""}
 
 
+_DATE_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?")
+
+
+def is_told(value: Any, told: set[str]) -> bool:
+    """Did the instruction state this value? A date-time counts when its date and its time of day
+    (or midnight) are stated: "on 2026-05-20 at 15:00" tells `2026-05-20T15:00:00Z`."""
+    text = str(value)
+    if text in told:
+        return True
+    moment = _DATE_TIME.match(text) if isinstance(value, str) else None
+    if moment is None or moment.group(1) not in told:
+        return False
+    clock_time = moment.group(2)
+    return clock_time is None or clock_time == "00:00" or clock_time in told
+
+
 def key_words(path: str) -> list[str]:
     """Words of a field's own name: `basket.lock_version` -> [lock, version]; list indexes skipped."""
     parts = [p for p in path.split(".") if p and not _INDEX.match(p)]

@@ -7,7 +7,7 @@ from typing import Any
 from rlauto_core.checkers import score
 from rlauto_core.importers import import_bytes
 from rlauto_core.judging.selfcheck import self_check
-from rlauto_core.package.volatile import client_made, volatile_kind
+from rlauto_core.package.volatile import client_made, is_told, told_values, volatile_kind
 from rlauto_core.recording import Recording
 from tests.package.helpers import package_from
 from tests.recording_builders import http, task_json, zip_bytes
@@ -154,3 +154,15 @@ def test_volatile_kinds_and_client_made_shapes() -> None:
     assert client_made("q8Zk2XpN4tLm7RvWc", set()) and client_made("d-91k2m7x", set())
     assert not client_made("q8Zk2XpN4tLm7RvWc", {"q8Zk2XpN4tLm7RvWc"})  # shown before: someone else made it
     assert not any(client_made(v, set()) for v in ("sku_7741", "INV-2207", "pm_card_4242", "Ship it", "ship_dhl"))
+
+
+def test_a_date_time_the_instruction_states_is_checked() -> None:
+    told = told_values("Book 'Design review' on 2026-05-20 at 15:00 UTC for 30 minutes.")
+    assert is_told("2026-05-20T15:00:00Z", told) and is_told("2026-05-20", told)
+    assert not is_told("2026-05-20T16:00:00Z", told) and not is_told("2026-05-21T15:00:00Z", told)
+    calls = [http("r1", "POST", "https://cal.example.com/api/events", 201,
+                  {"summary": "Design review", "start": "2026-05-20T15:00:00Z", "createdAt": "2026-05-11T08:00:00Z"},
+                  {"id": "evt_8", "etag": "3374"})]  # fmt: skip
+    request = package_from(zipped(calls, None, "Book 'Design review' on 2026-05-20 at 15:00 UTC."))
+    checked = request.rubric_checkers["call_r1"]["request"]
+    assert checked["start"] == "2026-05-20T15:00:00Z" and "createdAt" not in checked
