@@ -30,7 +30,7 @@ CORPORA = {
         ROOT / "tests" / "package" / "heldout" / "attempts",
     ),
 }
-WRONG_KINDS = ("missing_write", "wrong_entity", "wrong_order", "wrong_answer")
+WRONG_KINDS = ("missing_write", "wrong_entity", "wrong_order", "wrong_answer", "wrong_content")
 
 
 @dataclass(frozen=True)
