@@ -27,7 +27,7 @@ from rlauto_core.package.golden import golden_steps, select_golden
 from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
 from rlauto_core.package.ordering import implied_order
 from rlauto_core.package.volatile import handed_out, told_values
-from rlauto_core.package.wording import call_title, groups, row_text, written_instruction
+from rlauto_core.package.wording import call_label, call_title, groups, row_text, written_instruction
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -261,7 +261,7 @@ def _repeats(
 def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRubric]:
     """A dependent write (it uses an id an earlier write created) must come after its source."""
     rubrics: list[DraftRubric] = []
-    names = {s.call_id: s.name for s in writes}
+    names = _labels(writes, ctx)
     for step in writes:
         for dep in step.depends_on:
             if dep not in ctx.checker_keys:
@@ -269,8 +269,8 @@ def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRub
             before, after = ctx.checker_keys[dep], ctx.checker_keys[step.call_id]
             rubrics.append(
                 DraftRubric(
-                    title=f"{names[dep]} happens before {step.name}",
-                    description=f"{step.name} uses what {names[dep]} created, so it must come after it.",
+                    title=f"{names[dep]} happens before {names[step.call_id]}",
+                    description=f"{names[step.call_id]} uses what {names[dep]} created, so it must come after it.",
                     checker_key=f"order_{safe_key(dep)}_{safe_key(step.call_id)}",
                     checker={"kind": "order", "before": before, "after": after},
                 )
@@ -278,11 +278,16 @@ def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRub
     return rubrics
 
 
+def _labels(writes: list[GoldenStep], ctx: CheckContext) -> dict[str, str]:
+    calls = {c.id: c for c in ctx.recording.calls} if ctx.recording is not None else {}
+    return {s.call_id: call_label(calls[s.call_id]) if s.call_id in calls else s.name for s in writes}
+
+
 def _implied_order_rubrics(
     pairs: list[tuple[str, str]], writes: list[GoldenStep], ctx: CheckContext
 ) -> list[DraftRubric]:
     """Writes on one entity the instruction asks for in this order (and the recording did so)."""
-    names = {s.call_id: s.name for s in writes}
+    names = _labels(writes, ctx)
     rubrics: list[DraftRubric] = []
     for earlier, later in pairs:
         if earlier not in ctx.checker_keys or later not in ctx.checker_keys:

@@ -36,6 +36,7 @@ _ALIASES = {
 _NOT_IDS = frozenset(
     ["me", "self", "current", "new", "edit", "search", "count", "unread", "read", "all", "settings", "config", "members", "labels", "status", "recent", "latest", "default", "bulk", "batch", "export", "import", "preview"]
 )  # fmt: skip
+_NOT_COLLECTIONS = frozenset(["api", "rest", "version", "versions"])
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")
 _VERSION = re.compile(r"^v\d+(\.\d+)?$")
 _IDISH = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:-]{0,80}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{9,}$")
@@ -114,6 +115,8 @@ def _path_pairs(path: str) -> tuple[Pair, ...]:
     segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
     refs: list[Pair] = []
     for noun, value in itertools.pairwise(segments):
+        if noun.lower() in _NOT_COLLECTIONS:
+            continue  # `/rest/api/3`: the number after `api` is its version
         if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS:
             continue
         # an id has a digit; a slug (`projects/web`) counts after a plural collection noun

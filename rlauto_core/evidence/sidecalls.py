@@ -40,6 +40,9 @@ _UI_STRONG = frozenset(
      "recently", "viewstate", "uistate", "gridstate", "tour", "onboarding", "dismissed", "collapsed", "sidebar",
      "theme", "cursor", "scroll", "density", "breadcrumbs"]
 )  # fmt: skip
+_EVENT_BODY = frozenset(
+    ["event", "events", "schema", "telemetry", "metric", "metrics", "track", "beacon", "impression"]
+)
 _UI_STATE_WORDS = frozenset(["state", "save", "saved", "persist", "settings", "store"])
 _UI_WORDS = frozenset(
     ["ui", "grid", "grids", "table", "view", "views", "editor", "panel", "panels", "column", "columns", "filter",
@@ -152,7 +155,27 @@ def _asked(call: HttpCall, instruction: str) -> bool:
 
 def _ui_state(words: Iterable[str]) -> bool:
     found = set(words)
-    return bool(found & _UI_STRONG) or bool(found & _UI_STATE_WORDS and found & _UI_WORDS)
+    if found & _UI_STRONG or (found & _UI_STATE_WORDS and found & _UI_WORDS):
+        return True
+    # one compound word (`mypreferences`, `usersidebarstate`) holding a long strong word
+    return any(
+        strong in word for word in found for strong in _UI_STRONG if len(strong) >= 6 and len(word) > len(strong)
+    )
+
+
+def _body_words(call: HttpCall) -> set[str]:
+    """Words of the request body's keys, two levels deep (`event_name`, `metadata.event_created_at`)."""
+    body = _body(call.request_body) if call.request_body_encoding == "text" else None
+    items = body if isinstance(body, list) else [body]
+    words: set[str] = set()
+    for item in items[:5]:
+        if isinstance(item, dict):
+            for key, value in item.items():
+                words.update(name_tokens(str(key)))
+                if isinstance(value, dict):
+                    for inner in value:
+                        words.update(name_tokens(str(inner)))
+    return words
 
 
 def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = "") -> str | None:
@@ -166,6 +189,9 @@ def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = 
     if words & _RECOMMEND and (other_host or _answers_a_list(call)):
         return "recommendations"
     if words & _TELEMETRY and (other_host or _acknowledges(call)) and (_acknowledges(call) or _answers_a_list(call)):
+        return "telemetry"
+    # another host, an acknowledgement, a body describing events (`schema_id`, `event_created_at_ms`)
+    if other_host and _acknowledges(call) and _body_words(call) & _EVENT_BODY:
         return "telemetry"
     if _ui_state(_path_words(call.path)) and not _asked(call, instruction):
         return "ui_state"

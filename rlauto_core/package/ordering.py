@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rlauto_core.checkers.views import parse_body
 from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.package.dataflow import id_like, input_locations
 from rlauto_core.package.models import GoldenStep
@@ -30,7 +31,7 @@ _FAMILIES = [
      "发布", "发送", "发消息", "回复", "告诉", "留言"},
     {"invite", "add", "member", "members", "join", "邀请", "加入", "拉入"},
     {"create", "make", "open", "file", "new", "start", "add", "创建", "新建", "新增", "添加"},
-    {"update", "change", "set", "edit", "mark", "rename", "move", "modify", "patch",
+    {"update", "change", "set", "edit", "mark", "rename", "move", "modify", "patch", "transition", "transitions",
      "更新", "修改", "设置", "设为", "标记", "改名", "重命名", "移动", "移到"},
     {"delete", "remove", "drop", "删除", "移除"},
     {"publish", "release", "发布"},
@@ -72,13 +73,28 @@ def _stem(word: str) -> str:
     return word
 
 
+def _operation(call: HttpCall) -> str | None:
+    """A GraphQL call's operation (`cartLinesAdd`): one endpoint, the action is in the body."""
+    body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+    if not isinstance(body, dict) or not isinstance(body.get("query"), str):
+        return None
+    if isinstance(body.get("operationName"), str) and body["operationName"]:
+        return str(body["operationName"])
+    field = re.search(r"^\s*(?:mutation|query)\b[^{]*\{\s*(\w+)", body["query"])
+    return field.group(1) if field else None
+
+
 def _action_words(call: Call) -> set[str]:
     if isinstance(call, HttpCall):
-        words = {_METHOD_VERB.get(call.method.upper(), "")}
-        for segment in call.path.split("/"):
-            if segment and not any(ch.isdigit() for ch in segment):
-                words.update(name_tokens(segment))
-        words -= {"api", "v", ""}
+        operation = _operation(call)
+        if operation is not None:
+            words = set(name_tokens(operation))
+        else:
+            words = {_METHOD_VERB.get(call.method.upper(), "")}
+            for segment in call.path.split("/"):
+                if segment and not any(ch.isdigit() for ch in segment):
+                    words.update(name_tokens(segment))
+        words -= {"api", "rest", "v", ""}
     else:
         tokens = name_tokens(call.tool)
         if call.server and tokens and tokens[0] == call.server.lower():
@@ -97,10 +113,13 @@ def _families(words: set[str], text: str = "") -> list[int]:
 
 
 def _score(call: Call, clause: str) -> int:
-    """How strongly a clause names this call: its action (3), a value it sends (2, or 1 for one plain word)."""
+    """How strongly a clause names this call: its own action verb (4) or a kindred one (3), a value it
+    sends (2, or 1 for one plain word)."""
     lowered = clause.lower()
     words = {_stem(w) for w in re.findall(r"[a-z]+", lowered)} | set(re.findall(r"[a-z]+", lowered))
-    points = 3 if set(_families(_action_words(call))) & set(_families(words, clause)) else 0
+    actions = _action_words(call)
+    verbs = {w for w in actions if any(w in family for family in _FAMILIES)}
+    points = 4 if verbs & words else 3 if set(_families(actions)) & set(_families(words, clause)) else 0
     for loc in input_locations(call):
         if loc.root == "segment":
             continue  # the entity both writes act on names neither step

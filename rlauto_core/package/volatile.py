@@ -109,7 +109,8 @@ def client_made(value: Any, known: set[str]) -> bool:
     switches = sum(
         1 for a, b in itertools.pairwise(value) if a.isdigit() != b.isdigit() and (a.isalnum() and b.isalnum())
     )
-    return switches >= 4 or len(value) >= 20
+    # a long token is random even with few switches; a URI or gid (`gid://shop/Variant/4455`) is not
+    return switches >= 4 or (len(value) >= 20 and re.fullmatch(r"[A-Za-z0-9_-]+", value) is not None)
 
 
 def _successful(call: Call, infos: dict[str, Any]) -> bool:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rlauto_core.checkers.views import parse_body
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.package.checkgen import CheckContext
 from rlauto_core.package.dataflow import input_locations
 from rlauto_core.package.draft import DraftGroup
 from rlauto_core.package.models import GoldenStep
+from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.recording import Call, HttpCall, Recording
 
 _VERBS = {"POST": "Create", "PUT": "Replace", "PATCH": "Update", "DELETE": "Delete", "GET": "Read"}
@@ -28,14 +30,28 @@ def call_title(call: Call, step: GoldenStep, ctx: CheckContext) -> str:
             if handed
             else f" on {step.target.key} {step.target.value}"
         )
-    content = content_summary(call)
-    return f"{call.name}{target} succeeds" + (f" with {content}" if content else "")
+    content = content_summary(call, set(ctx.invented) | set(ctx.handed_out))
+    return f"{call_label(call)}{target} succeeds" + (f" with {content}" if content else "")
 
 
-def content_summary(call: Call) -> str:
+def call_label(call: Call) -> str:
+    """`POST /graphql (cartLinesAdd)`: one GraphQL endpoint serves many operations; name the one."""
+    if isinstance(call, HttpCall):
+        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+        if isinstance(body, dict) and isinstance(body.get("operationName"), str) and body["operationName"]:
+            return f"{call.name} ({body['operationName']})"
+    return call.name
+
+
+def content_summary(call: Call, server_made: set[str] | None = None) -> str:
+    """Up to two values the agent wrote (never a token, a version, a query text or a server-made id)."""
     parts: list[str] = []
     for loc in input_locations(call):
         if loc.root in ("segment", "query") or len(parts) >= 2:
+            continue
+        if loc.path in ("query", "operationName") or volatile_kind(loc.path, loc.value) is not None:
+            continue
+        if server_made and str(loc.value) in server_made:
             continue
         value = loc.value
         if isinstance(value, str) and value and not re.fullmatch(r"[\w.:-]*\d[\w.:-]*", value):

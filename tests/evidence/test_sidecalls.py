@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from rlauto_core.evidence import build_evidence, full_evidence, slim_evidence
-from rlauto_core.evidence.entities import canonical_key
+from rlauto_core.evidence.entities import canonical_key, path_entities
+from rlauto_core.evidence.models import EntityRef
 from rlauto_core.evidence.sidecalls import registrable
 from rlauto_core.importers import import_bytes
 from rlauto_core.recording import Recording
@@ -45,6 +46,10 @@ def category(call: dict[str, Any], instruction: str = "Add the mug to the cart")
         (http("r1", "POST", f"{SITE}/api/bookmarks", 201, {"url": "/orders/1"}, {"id": "bm_1"}), "ui_state"),
         (http("r1", "PATCH", f"{SITE}/api/users/me/preferences", 200, {"density": "compact"}, {"density": "compact"}), "ui_state"),
         (http("r1", "POST", f"{SITE}/api/editor/state", 204, {"cursor": 12}), "ui_state"),
+        (http("r1", "PUT", f"{SITE}/rest/api/3/mypreferences?key=nav", 204, {"value": "collapsed"}), "ui_state"),
+        # another host, an acknowledgement, a body describing events (no telemetry word in the url)
+        (http("r1", "POST", "https://monorail-edge.platform.example/v1/produce", 200,
+              {"schema_id": "page_view/1.4", "metadata": {"event_created_at_ms": 1}}, {"result": "ok"}), "telemetry"),
         # real writes: a payment on another host answers a new object; a calendar event is created on the site
         (http("r1", "POST", "https://api.payments.example/v1/payment_intents", 200, {"amount": 900}, {"id": "pi_1"}), None),
         (http("r1", "POST", f"{SITE}/api/events", 201, {"title": "Launch"}, {"id": "evt_9", "title": "Launch"}), None),
@@ -103,3 +108,12 @@ def test_the_site_is_the_registrable_domain() -> None:
 def test_words_that_end_in_id_are_not_ids() -> None:
     assert canonical_key("grid") is None and canonical_key("paid") is None and canonical_key("valid") is None
     assert canonical_key("gridId") == "gridId" and canonical_key("userid") == "userId"
+    assert path_entities("/rest/api/3/issue/OPS-771") == [EntityRef("issueId", "OPS-771")]  # 3 is a version
+
+
+def test_a_graphql_query_is_a_read_at_graphql_json_too() -> None:
+    query = {"query": "query cart($id: ID!) { cart(id: $id) { id } }", "variables": {"id": "c1"}}
+    mutation = {"query": "mutation cartCreate { cartCreate(input: {}) { cart { id } } }"}
+    calls = [http(f"r{n}", "POST", f"{SITE}/api/2024-04/graphql.json", 200, body, {"data": {}}) for n, body in
+             ((1, query), (2, mutation))]  # fmt: skip
+    assert [c.state_changing for c in build_evidence(recording(calls)).calls] == [False, True]

@@ -14,6 +14,7 @@ from tests.package.helpers import package_from
 from tests.package.tuned import chat_invite
 
 TUNED = Path(__file__).resolve().parent / "tuned"
+HELDOUT = Path(__file__).resolve().parent / "heldout"
 TEXT = chat_invite.TEXT
 
 
@@ -76,3 +77,16 @@ def test_an_instruction_the_analyzer_wrote_implies_no_order() -> None:
     package = package_from(import_bytes(chat(""), "chat.zip"))
     assert package.task.instruction_source == "offline" and ", then " in package.task.instruction
     assert not [k for k in package.rubric_checkers if k.startswith("order_")]
+
+
+def test_graphql_writes_are_placed_by_their_operation() -> None:
+    """One endpoint for every write: the operation name says which step of the instruction it is."""
+    package = package_from(import_path(HELDOUT / "recordings" / "storefront_graphql.zip"))
+    lines, note = "call_r3", "call_r5"
+    assert package.rubric_checkers["order_r3_r5"] == {"kind": "order", "before": lines, "after": note}
+    titles = [r.title for r in package.task.rubrics]
+    assert (
+        "POST /api/2024-04/graphql.json (cartLinesAdd) happens before POST /api/2024-04/graphql.json (cartNoteUpdate)"
+        in titles
+    )
+    assert not [r for r in package.task.rubrics if "(cart)" in r.title]  # the cart query is a read

@@ -23,7 +23,7 @@ def test_every_app_has_a_good_attempt_and_wrong_ones(corpus: str) -> None:
     assert len(found) >= 5
     for case in found:
         assert {"good", "empty", "missing_write", "wrong_entity"} <= set(case.attempts), case.name
-        assert {"wrong_order", "wrong_answer"} & set(case.attempts), case.name
+        assert {"wrong_order", "wrong_answer", "wrong_content"} & set(case.attempts), case.name
 
 
 def test_corpus_files_are_what_the_scripts_write() -> None:

@@ -154,6 +154,8 @@ def test_volatile_kinds_and_client_made_shapes() -> None:
     assert client_made("q8Zk2XpN4tLm7RvWc", set()) and client_made("d-91k2m7x", set())
     assert not client_made("q8Zk2XpN4tLm7RvWc", {"q8Zk2XpN4tLm7RvWc"})  # shown before: someone else made it
     assert not any(client_made(v, set()) for v in ("sku_7741", "INV-2207", "pm_card_4242", "Ship it", "ship_dhl"))
+    assert not client_made("gid://shopify/ProductVariant/4455", set())  # a long URI is no random token
+    assert client_made("Yk3Jd9Qm2LxP0vRt7sWc4hNa8eUf1ZoB", set())
 
 
 def test_a_date_time_the_instruction_states_is_checked() -> None:
