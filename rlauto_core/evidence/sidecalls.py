@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -59,6 +58,7 @@ _ACK_KEYS = frozenset(["ok", "success", "status", "accepted", "received", "count
 _TWO_LEVEL = frozenset(["co", "com", "org", "net", "ac", "gov", "edu", "ne", "or"])
 
 
+@lru_cache(maxsize=4096)
 def registrable(host: str) -> str:
     """`api.shop.example.co.uk` -> `example.co.uk`: the part a site owns."""
     labels = [p for p in host.lower().split(":")[0].split(".") if p]
@@ -153,14 +153,16 @@ def _asked(call: HttpCall, instruction: str) -> bool:
     return any(value in quoted for value in sent)
 
 
-def _ui_state(words: Iterable[str]) -> bool:
-    found = set(words)
+_UI_STRONG_LONG = tuple(w for w in _UI_STRONG if len(w) >= 6)
+
+
+@lru_cache(maxsize=16384)  # per path: recordings repeat the same endpoints
+def _ui_state_path(path: str) -> bool:
+    found = _path_words(path)
     if found & _UI_STRONG or (found & _UI_STATE_WORDS and found & _UI_WORDS):
         return True
     # one compound word (`mypreferences`, `usersidebarstate`) holding a long strong word
-    return any(
-        strong in word for word in found for strong in _UI_STRONG if len(strong) >= 6 and len(word) > len(strong)
-    )
+    return any(strong in word for word in found if len(word) > 6 for strong in _UI_STRONG_LONG)
 
 
 def _body_words(call: HttpCall) -> set[str]:
@@ -193,6 +195,6 @@ def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = 
     # another host, an acknowledgement, a body describing events (`schema_id`, `event_created_at_ms`)
     if other_host and _acknowledges(call) and _body_words(call) & _EVENT_BODY:
         return "telemetry"
-    if _ui_state(_path_words(call.path)) and not _asked(call, instruction):
+    if _ui_state_path(call.path) and not _asked(call, instruction):
         return "ui_state"
     return None
