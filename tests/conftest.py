@@ -13,6 +13,8 @@ from tests.servers import prefect_server as _prefect_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "recordings"
+# bare captures with no task.json: not part of the main job (they have no recorded instruction)
+CAPTURES = REPO_ROOT / "examples" / "captures"
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ from typing import Any
 from builders.kit import (
     BOARD_BEARER,
     BROWSER_UA,
+    CAPTURES,
     OUT,
     Clock,
     iso,
@@ -214,7 +215,8 @@ def board_chrome_har() -> None:
             "entries": entries,
         }
     }
-    (OUT / "project_board.har").write_bytes(pretty(har))
+    CAPTURES.mkdir(exist_ok=True)
+    (CAPTURES / "project_board.har").write_bytes(pretty(har))
 
 
 def board_firefox_zip() -> None:

@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent / "recordings"
+OUT = Path(__file__).resolve().parents[1] / "recordings"  # examples/recordings, as examples/README.md says
+CAPTURES = OUT.parent / "captures"  # bare captures: no task.json, so not in the main job
 ZIP_DATE = (2026, 5, 6, 13, 47, 0)
 
 # Planted secrets: anything containing CANARY must never leave the redactor.

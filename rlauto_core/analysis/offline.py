@@ -7,11 +7,11 @@ recording shows, every checker pins only what the agent chose.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.evidence.models import EntityRef, Evidence
+from rlauto_core.package.answer_task import answer_parts, answer_rubrics, answer_text, nothing_to_check
 from rlauto_core.package.checkgen import (
     CheckContext,
     call_checker,
@@ -21,15 +21,17 @@ from rlauto_core.package.checkgen import (
     stray_matcher,
     target_predicate,
 )
-from rlauto_core.package.dataflow import input_locations, invented_values, known_before
-from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
+from rlauto_core.package.dataflow import invented_values, known_before
+from rlauto_core.package.draft import DraftRubric, PackageDraft
 from rlauto_core.package.golden import golden_steps, select_golden
 from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
+from rlauto_core.package.ordering import implied_order
+from rlauto_core.package.volatile import handed_out, told_values
+from rlauto_core.package.wording import call_label, call_title, groups, row_text, written_instruction
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
 
 WRITE_POINTS = 2
-_VERBS = {"POST": "Create", "PUT": "Replace", "PATCH": "Update", "DELETE": "Delete", "GET": "Read"}
 
 
 def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] | None = None) -> PackageDraft:
@@ -38,7 +40,15 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     steps = golden_steps(recording, evidence, golden_ids, invented)
     by_id = {c.id: c for c in recording.calls}
     calls: dict[str, Call | None] = {s.call_id: by_id.get(s.call_id) for s in steps}
-    ctx = CheckContext(invented=invented)
+    golden = {s.call_id for s in steps}
+    ctx = CheckContext(
+        invented=invented,
+        handed_out=handed_out(recording, evidence, golden),
+        recording=recording,
+        evidence=evidence,
+        golden=golden,
+        told=told_values(recording.task.instruction),
+    )
     checkers = _write_checkers(recording, [s for s in steps if s.state_changing], calls, ctx)
     repeats, dropped = _repeats([s for s in steps if s.state_changing], calls, checkers)
     for cid, first in dropped.items():
@@ -49,22 +59,66 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     kept = (s for s in steps if s.call_id not in dropped)
     steps = [s.model_copy(update={"step": n}) for n, s in enumerate(kept, start=1)]
     writes = [s for s in steps if s.state_changing]
+    if not writes:
+        return _read_only_draft(recording, evidence, steps, calls, filtered, ctx)
     counted = {cid for later in repeats.values() for cid in later}
     rubrics = _write_rubrics(writes, calls, checkers, repeats, ctx)
-    rubrics.extend(_order_rubrics([s for s in writes if s.call_id not in counted], ctx))
+    ordered = [s for s in writes if s.call_id not in counted]
+    rubrics.extend(_order_rubrics(ordered, ctx))
+    if recording.task.instruction.strip():  # an instruction we wrote ourselves implies nothing
+        entities = {c.id: {(e.key, e.value) for e in c.entities} for c in evidence.calls}
+        pairs = implied_order(recording.task.instruction, ordered, calls, entities)
+        rubrics.extend(_implied_order_rubrics(pairs, ordered, ctx))
     write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
     criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
     rubrics.extend(_dbdiff_rubrics(criteria, ctx))
     stray = _stray_rubric(writes, calls, checkers)
     if stray is not None:
         rubrics.append(stray)
-    notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith("noise")]
+    notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
+    recorded = recording.task.instruction.strip()
     return PackageDraft(
-        instruction=recording.task.instruction.strip() or _instruction(steps, calls, evidence.main_entity),
+        instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
+        instruction_source="recorded" if recorded else "offline",
         golden_call_ids=[s.call_id for s in steps],
-        groups=_groups(steps, calls, recording),
+        groups=groups(steps, calls, recording),
         rubrics=rubrics,
+        extra_checkers=_used_reads(ctx, rubrics),
         dbdiff_criteria=criteria,
+        filtered=filtered,
+        notes=notes,
+    )
+
+
+def _read_only_draft(
+    recording: Recording,
+    evidence: Evidence,
+    steps: list[GoldenStep],
+    calls: dict[str, Call | None],
+    filtered: list[FilteredCall],
+    ctx: CheckContext,
+) -> PackageDraft:
+    """No state change: an answer task when the instruction asks for what a read shows, else nothing to
+    check (no rubric at all: a package graded on noise would pass any attempt)."""
+    recorded = recording.task.instruction.strip()
+    reads = [(s, c) for s in steps if (c := calls[s.call_id]) is not None]
+    reported = (recording.task.model_extra or {}).get("answer")
+    reported = reported if isinstance(reported, str) and reported.strip() else None
+    parts = answer_parts(recorded, reads, reported) if recorded else []
+    known = known_before(recording, {p.call_id for p in parts})
+    ctx.known = set().union(*known.values()) if known else set()
+    rubrics = answer_rubrics(parts, steps, calls, ctx)
+    notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
+    if not parts:
+        notes.append(nothing_to_check(evidence, recorded))
+    return PackageDraft(
+        instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
+        instruction_source="recorded" if recorded else "offline",
+        answer=(reported or answer_text(parts)) if parts else None,  # the annotator's words when recorded
+        golden_call_ids=[s.call_id for s in steps],
+        groups=groups(steps, calls, recording),
+        rubrics=rubrics,
+        extra_checkers=_used_reads(ctx, rubrics),
         filtered=filtered,
         notes=notes,
     )
@@ -80,10 +134,17 @@ def _write_checkers(
         call = calls[step.call_id]
         assert call is not None
         ctx.known = known.get(step.call_id, set())
+        ctx.current = step.call_id
         key = f"call_{safe_key(step.call_id)}"
         checkers[key] = call_checker(call, ctx)
         ctx.checker_keys[step.call_id] = key
     return checkers
+
+
+def _used_reads(ctx: CheckContext, rubrics: list[DraftRubric]) -> dict[str, dict[str, Any]]:
+    """The read checkers some kept checker still points at (a dropped repeat may have been the only one)."""
+    text = json.dumps([r.checker for r in rubrics], default=str)
+    return {k: c for k, c in ctx.read_checkers.items() if f'"{k}"' in text}
 
 
 def _write_rubrics(
@@ -103,7 +164,7 @@ def _write_rubrics(
         key = ctx.checker_keys[step.call_id]
         rubrics.append(
             DraftRubric(
-                title=_call_title(call, step, ctx),
+                title=call_title(call, step, ctx),
                 description=f"The attempt makes {call.name} as recorded call {step.call_id} did, and it succeeds.",
                 max_score=WRITE_POINTS,
                 checker_key=key,
@@ -125,12 +186,12 @@ def _write_rubrics(
 
 
 def _dbdiff_rubrics(criteria: list[DbDiffCriterion], ctx: CheckContext) -> list[DraftRubric]:
-    sources = {key: call_id for call_id, key in ctx.checker_keys.items()}
+    sources = {key: call_id for call_id, key in [*ctx.read_keys.items(), *ctx.checker_keys.items()]}
     rubrics: list[DraftRubric] = []
     for number, criterion in enumerate(criteria, start=1):
         key = f"db_{safe_key(criterion.table)}_{criterion.op}_{number}"
         criterion.checker_key = key
-        criterion.description = _row_text(criterion.table, criterion.op, criterion.row, sources)
+        criterion.description = row_text(criterion.table, criterion.op, criterion.row, sources)
         rubrics.append(
             DraftRubric(
                 title=f"Database: {criterion.description}",
@@ -200,7 +261,7 @@ def _repeats(
 def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRubric]:
     """A dependent write (it uses an id an earlier write created) must come after its source."""
     rubrics: list[DraftRubric] = []
-    names = {s.call_id: s.name for s in writes}
+    names = _labels(writes, ctx)
     for step in writes:
         for dep in step.depends_on:
             if dep not in ctx.checker_keys:
@@ -208,12 +269,38 @@ def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRub
             before, after = ctx.checker_keys[dep], ctx.checker_keys[step.call_id]
             rubrics.append(
                 DraftRubric(
-                    title=f"{names[dep]} happens before {step.name}",
-                    description=f"{step.name} uses what {names[dep]} created, so it must come after it.",
+                    title=f"{names[dep]} happens before {names[step.call_id]}",
+                    description=f"{names[step.call_id]} uses what {names[dep]} created, so it must come after it.",
                     checker_key=f"order_{safe_key(dep)}_{safe_key(step.call_id)}",
                     checker={"kind": "order", "before": before, "after": after},
                 )
             )
+    return rubrics
+
+
+def _labels(writes: list[GoldenStep], ctx: CheckContext) -> dict[str, str]:
+    calls = {c.id: c for c in ctx.recording.calls} if ctx.recording is not None else {}
+    return {s.call_id: call_label(calls[s.call_id]) if s.call_id in calls else s.name for s in writes}
+
+
+def _implied_order_rubrics(
+    pairs: list[tuple[str, str]], writes: list[GoldenStep], ctx: CheckContext
+) -> list[DraftRubric]:
+    """Writes on one entity the instruction asks for in this order (and the recording did so)."""
+    names = _labels(writes, ctx)
+    rubrics: list[DraftRubric] = []
+    for earlier, later in pairs:
+        if earlier not in ctx.checker_keys or later not in ctx.checker_keys:
+            continue
+        rubrics.append(
+            DraftRubric(
+                title=f"{names[earlier]} happens before {names[later]}",
+                description=f"The instruction asks for {names[earlier]} ({earlier}) first, then {names[later]} "
+                f"({later}), on the same entity; the recording does them in that order.",
+                checker_key=f"order_{safe_key(earlier)}_{safe_key(later)}",
+                checker={"kind": "order", "before": ctx.checker_keys[earlier], "after": ctx.checker_keys[later]},
+            )
+        )
     return rubrics
 
 
@@ -255,97 +342,3 @@ def _stray_rubric(
             "given": f"call_{safe_key(writes[0].call_id)}",
         },
     )
-
-
-def _call_title(call: Call, step: GoldenStep, ctx: CheckContext) -> str:
-    target = ""
-    if step.target is not None:
-        origin = ctx.invented.get(step.target.value)
-        target = (
-            f" on the {step.target.key} {origin.call_id} created"
-            if origin
-            else f" on {step.target.key} {step.target.value}"
-        )
-    content = _content_summary(call)
-    return f"{call.name}{target} succeeds" + (f" with {content}" if content else "")
-
-
-def _content_summary(call: Call) -> str:
-    parts: list[str] = []
-    for loc in input_locations(call):
-        if loc.root in ("segment", "query") or len(parts) >= 2:
-            continue
-        value = loc.value
-        if isinstance(value, str) and value and not re.fullmatch(r"[\w.:-]*\d[\w.:-]*", value):
-            shown = value if len(value) <= 48 else value[:45] + "..."
-            parts.append(f"{loc.path.split('.')[-1]} '{shown}'")
-    return ", ".join(parts)
-
-
-def _shown(column: str, value: Any, sources: dict[str, str]) -> str:
-    if isinstance(value, dict) and "same_as" in value:
-        return f"{column} = the id {sources.get(value['same_as'].get('checker'), 'an earlier call')} returned"
-    if isinstance(value, dict) and "eq" in value:
-        value = value["eq"]
-    if isinstance(value, str) and len(value) > 40:
-        value = value[:37] + "..."
-    return f"{column}={value!r}"
-
-
-def _row_text(table: str, op: str, row: dict[str, Any], sources: dict[str, str]) -> str:
-    shown = ", ".join(_shown(k, v, sources) for k, v in row.items())
-    verb = {"insert": "a new row", "update": "an updated row", "delete": "a deleted row"}[op]
-    return f"{verb} in {table} with {shown}"
-
-
-def _action(call: Call, named: bool = True) -> str:
-    """`create card (POST /api/boards/b_12/cards)`; without the call's name for instructions."""
-    if isinstance(call, HttpCall):
-        nouns = [s for s in call.path.split("/") if s and not any(ch.isdigit() for ch in s)]
-        noun = nouns[-1] if nouns else "resource"
-        noun = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
-        verb = _VERBS.get(call.method.upper(), call.method.upper()).lower()
-        return f"{verb} {noun.replace('_', ' ')}" + (f" ({call.name})" if named else "")
-    return call.tool.replace("_", " ") + (f" ({call.tool})" if named else "")
-
-
-def _instruction(steps: list[GoldenStep], calls: dict[str, Call | None], main: EntityRef | None) -> str:
-    """Written from the state changes when the annotator gave none: goal and entities, no clicks."""
-    actions = []
-    for step in steps:
-        call = calls[step.call_id]
-        if step.state_changing and call is not None:
-            content = _content_summary(call)
-            actions.append(_action(call, named=False) + (f" with {content}" if content else ""))
-    if not actions:
-        actions = [_action(c, named=False) for c in calls.values() if c is not None][:3] or [
-            "look up the recorded data"
-        ]
-    where = f"For {main.key} {main.value}: " if main else ""
-    return where + ", then ".join(actions) + "."
-
-
-def _group_key(call: Call) -> str:
-    if isinstance(call, HttpCall):
-        segments = ["{id}" if any(ch.isdigit() for ch in s) else s for s in call.path.split("/") if s]
-        return f"{call.method.upper()} /" + "/".join(segments)
-    return call.tool
-
-
-def _groups(steps: list[GoldenStep], calls: dict[str, Call | None], recording: Recording) -> list[DraftGroup]:
-    """One subtask per endpoint (API) or tool (MCP), in order of first use."""
-    groups: dict[str, DraftGroup] = {}
-    for step in steps:
-        call = calls[step.call_id]
-        if call is None:
-            continue
-        key = _group_key(call)
-        if key not in groups:
-            kind = "write" if step.state_changing else "read"
-            groups[key] = DraftGroup(
-                title=_action(call)[:1].upper() + _action(call)[1:],
-                description=f"Calls to {key} ({kind}) on the main entity.",
-                call_ids=[],
-            )
-        groups[key].call_ids.append(step.call_id)
-    return list(groups.values())

@@ -33,6 +33,7 @@ KIND_KEYS: Final[dict[str, dict[str, str]]] = {
     "order": {"before": "ref", "after": "ref"},
     "absent": {"match": "refs", "given": "ref"},
     "count": {"match": "refs", "count": "pred"},
+    "answer": {"answer": "pred", "field": "text"},
 }
 REQUIRED_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "http_call": (),
@@ -41,6 +42,7 @@ REQUIRED_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "order": ("before", "after"),
     "absent": ("match",),
     "count": ("match", "count"),
+    "answer": ("answer",),
 }
 # Roots a `same_as` field may start with, per kind of the referenced checker.
 FIELD_ROOTS: Final[dict[str, frozenset[str]]] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -61,6 +62,15 @@ class _Match:
         self.ok, self.why, self.progress = ok, why, progress
 
 
+def reported_answer(attempt: Recording) -> Any:
+    """What the attempt reports: `task.answer` of its task.json (or a top-level `answer`); MISSING if none."""
+    extra = attempt.task.model_extra or {}
+    if extra.get("answer") is not None:
+        return extra["answer"]
+    top = attempt.task_json.get("answer")
+    return top if top is not None else MISSING
+
+
 class CheckerEngine:
     """Evaluates the checkers of one catalog over one attempt; matches per checker key are memoized."""
 
@@ -68,6 +78,7 @@ class CheckerEngine:
         self.catalog = catalog
         self.views = recording_views(attempt)
         self.dbdiff: DbDiff | None = attempt.dbdiff
+        self.answer: Any = reported_answer(attempt)
         self._memo: dict[str, list[CallView]] = {}
 
     # -- call matchers -------------------------------------------------------------------------
@@ -169,7 +180,22 @@ class CheckerEngine:
             return self._run_order(checker)
         if kind == "absent":
             return self._run_absent(checker)
+        if kind == "answer":
+            return self._run_answer(checker)
         return self._run_count(checker)
+
+    def _run_answer(self, checker: dict[str, Any]) -> tuple[bool, str, list[str]]:
+        if self.answer is MISSING or self.answer == "":
+            return False, "the attempt reports no answer (task.answer)", []
+        value = resolve(self.answer, checker["field"]) if "field" in checker else self.answer
+        if isinstance(value, dict | list):  # a structured answer is matched as its JSON text
+            value = json.dumps(value, ensure_ascii=False)
+
+        def resolver(ref: dict[str, Any]) -> list[Any]:
+            return self._ref_values(ref, len(self.views) + 1)
+
+        ok, why = evaluate(checker["answer"], value, resolver)
+        return (True, "the answer matches", []) if ok else (False, f"answer: {why}", [])
 
     def _run_order(self, checker: dict[str, Any]) -> tuple[bool, str, list[str]]:
         firsts, thens = self.matches(checker["before"]), self.matches(checker["after"])

@@ -8,6 +8,7 @@ from rlauto_core.evidence.classify import http_is_state_changing, tool_is_state_
 from rlauto_core.evidence.entities import http_entities, tool_entities
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
+from rlauto_core.evidence.sidecalls import side_call_category, site_domains
 from rlauto_core.gcpause import gc_paused
 from rlauto_core.recording import HttpCall, Recording
 from rlauto_core.trusted import trusted
@@ -20,9 +21,12 @@ def build_evidence(recording: Recording) -> Evidence:
 
 def _build(recording: Recording) -> Evidence:
     calls: list[CallEvidence] = []
+    site = site_domains(recording)
+    instruction = recording.task.instruction
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
-            noise = http_noise_category(call)
+            # side calls (telemetry, recommendations, UI state) are noise by category, listed not required
+            noise = http_noise_category(call) or side_call_category(call, site, instruction)
             status = call.status
             calls.append(
                 trusted(

@@ -61,7 +61,7 @@ def http_is_state_changing(call: HttpCall) -> bool:
         segments = [s for s in call.path.lower().split("/") if s]
         if segments and segments[-1] in _READ_POST_SEGMENTS:
             return False
-        if segments and segments[-1] == "graphql":
+        if segments and segments[-1] in ("graphql", "graphql.json", "gql"):
             return _graphql_is_mutation(call.request_body)
     return True
 

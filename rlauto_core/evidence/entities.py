@@ -18,6 +18,12 @@ from urllib.parse import parse_qsl
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.recording import HttpCall, ToolCall
 
+# Words that end in "id" without naming an id (`grid` is not a `grId`).
+_ID_WORDS = frozenset(
+    ["grid", "grids", "paid", "unpaid", "prepaid", "valid", "invalid", "void", "avoid", "android", "fluid", "liquid",
+     "rapid", "humid", "acid", "squid", "pyramid", "hybrid", "vivid", "solid", "rigid", "candid", "raid", "said",
+     "laid", "maid", "kid", "kids", "lid", "mid", "aid", "druid", "braid", "afraid", "splendid", "timid", "lucid"]
+)  # fmt: skip
 _ID_KEY = re.compile(r"^(?P<stem>[A-Za-z][A-Za-z0-9]*?)[_-]?(id|Id|ID|ids|Ids|IDs)$")
 # Reference keys that hold ids without saying so.
 _ALIASES = {
@@ -30,6 +36,7 @@ _ALIASES = {
 _NOT_IDS = frozenset(
     ["me", "self", "current", "new", "edit", "search", "count", "unread", "read", "all", "settings", "config", "members", "labels", "status", "recent", "latest", "default", "bulk", "batch", "export", "import", "preview"]
 )  # fmt: skip
+_NOT_COLLECTIONS = frozenset(["api", "rest", "version", "versions"])
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")
 _VERSION = re.compile(r"^v\d+(\.\d+)?$")
 _IDISH = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:-]{0,80}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{9,}$")
@@ -46,6 +53,8 @@ def canonical_key(key: str) -> str | None:
     alias = _ALIASES.get(key.lower())
     if alias:
         return alias
+    if key.lower() in _ID_WORDS:
+        return None
     match = _ID_KEY.match(key)
     if not match or match.group("stem").lower() in {"", "request", "trace", "span", "correlation", "idempotency"}:
         return None
@@ -106,6 +115,8 @@ def _path_pairs(path: str) -> tuple[Pair, ...]:
     segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
     refs: list[Pair] = []
     for noun, value in itertools.pairwise(segments):
+        if noun.lower() in _NOT_COLLECTIONS:
+            continue  # `/rest/api/3`: the number after `api` is its version
         if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS:
             continue
         # an id has a digit; a slug (`projects/web`) counts after a plural collection noun

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import CallEvidence, Evidence
+from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 from rlauto_core.redact import redact_body, redact_json, redact_text, redact_url
 
@@ -243,6 +244,14 @@ def slim_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
     view = _header(recording, evidence, slim=True)
     refs = frozenset(e.value for c in evidence.significant for e in c.entities)
     view["calls"] = [_call_view(recording, c, slim=True, refs=refs) for c in evidence.calls if c.significant]
+    # side calls stay visible, by name only: the model must know they happened and are not the task
+    side = [
+        {"id": slim_id(c), "name": c.name, "side_call": c.noise_category}
+        for c in evidence.calls
+        if c.noise_category in SIDE_CATEGORIES
+    ]
+    if side:
+        view["side_calls"] = side
     dbdiff = _dbdiff_view(recording, slim=True)
     if dbdiff is not None:
         view["dbdiff"] = dbdiff

@@ -12,12 +12,12 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from rlauto_core.checkers.dsl import check_catalog
-from rlauto_core.checkers.runtime import score
+from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
+from rlauto_core.checkers.runtime import CheckerEngine, score
 from rlauto_core.package.calls import attempt_from_calls, call_from_api_call
 from rlauto_core.package.models import GoldenStep, MutantOutcome, SelfCheck, TaskPackage
 from rlauto_core.package.redo import redo_attempt
-from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
+from rlauto_core.recording import AnnotatorTask, Call, DbDiff, HttpCall, Recording
 
 CAUGHT_BAR = 0.95
 
@@ -41,6 +41,10 @@ def golden_attempt(package: TaskPackage, recording: Recording | None = None) -> 
     attempt = attempt_from_calls(recording, calls, "golden", mode)
     if recording is None and package.dbdiff_criteria.golden_diff is not None:
         attempt.dbdiff = DbDiff.model_validate(package.dbdiff_criteria.golden_diff)
+    task: dict[str, Any] = {"instruction": package.task.instruction}
+    if package.task.answer is not None:
+        task["answer"] = package.task.answer  # an answer task's golden attempt reports what the recording shows
+    attempt.task = AnnotatorTask.model_validate(task)
     return attempt, problems
 
 
@@ -96,22 +100,60 @@ def rebuilt(call: Call, **changes: Any) -> Call:
     return type(call).model_validate({**call.model_dump(), **changes})
 
 
-MutantKind = Literal["drop", "retarget", "swap", "stray"]
+MutantKind = Literal["drop", "retarget", "swap", "stray", "answer"]
+WRONG_ANSWER = "I could not find it."
 
 
-def mutants(golden: Recording, steps: list[GoldenStep]) -> Iterator[tuple[MutantKind, str, list[str], Recording]]:
-    """(kind, description, call ids, attempt) for each applicable mutant of the golden attempt."""
+def ordered_pairs(package: TaskPackage, golden: Recording) -> list[tuple[str, str]]:
+    """(earlier, later) golden call ids that the package's `order` checkers order by checker key."""
+    engine = CheckerEngine(package.rubric_checkers, golden)
+    used = {r.checker_key for r in package.task.rubrics}
+    pairs: list[tuple[str, str]] = []
+    for key, checker in package.rubric_checkers.items():
+        if key not in used or not isinstance(checker, dict) or checker.get("kind") != "order":
+            continue
+        before, after = checker.get("before"), checker.get("after")
+        if not isinstance(before, str) or not isinstance(after, str):
+            continue
+        firsts, thens = engine.matches(before), engine.matches(after)
+        if firsts and thens and firsts[0].id != thens[0].id:
+            pairs.append((firsts[0].id, thens[0].id))
+    return list(dict.fromkeys(pairs))
+
+
+def required_reads(package: TaskPackage, golden: Recording) -> set[str]:
+    """Golden reads a rubric's own call checker requires (an answer task's lookup)."""
+    engine = CheckerEngine(package.rubric_checkers, golden)
+    found: set[str] = set()
+    for rubric in package.task.rubrics:
+        checker = package.rubric_checkers.get(rubric.checker_key or "")
+        if isinstance(checker, dict) and checker.get("kind") in CALL_KINDS:
+            found.update(v.id for v in engine.matches(rubric.checker_key))
+    writes = {s.call_id for s in package.golden_trajectory if s.state_changing}
+    return found - writes
+
+
+def mutants(
+    golden: Recording,
+    steps: list[GoldenStep],
+    ordered: list[tuple[str, str]] | None = None,
+    reads: set[str] | None = None,
+) -> Iterator[tuple[MutantKind, str, list[str], Recording]]:
+    """(kind, description, call ids, attempt) for each applicable mutant of the golden attempt: also a
+    swap of each pair an order checker orders without a data dependency (`ordered`), a drop and a
+    retarget of each required read (`reads`), and another answer when the golden reports one."""
     calls = list(golden.calls)
     position = {c.id: n for n, c in enumerate(calls)}
     writes = [s for s in steps if s.state_changing and s.call_id in position]
+    looked_up = [s for s in steps if not s.state_changing and s.call_id in (reads or set()) and s.call_id in position]
 
     def attempt(new_calls: list[Call]) -> Recording:
         return attempt_from_calls(golden, new_calls, "mutant", golden.mode.value)
 
-    for step in writes:
+    for step in [*writes, *looked_up]:
         n = position[step.call_id]
         yield "drop", f"drop {step.name} ({step.call_id})", [step.call_id], attempt(calls[:n] + calls[n + 1 :])
-    for step in writes:
+    for step in [*writes, *looked_up]:
         if step.target is None:
             continue
         n = position[step.call_id]
@@ -120,16 +162,22 @@ def mutants(golden: Recording, steps: list[GoldenStep]) -> Iterator[tuple[Mutant
             continue
         what = f"{step.name} ({step.call_id}) on another {step.target.key}"
         yield "retarget", f"move {what}", [step.call_id], attempt([*calls[:n], moved, *calls[n + 1 :]])
-        stray = rebuilt(moved, id=f"{step.call_id}-stray")
-        yield "stray", f"add a stray {what}", [step.call_id], attempt([*calls[: n + 1], stray, *calls[n + 1 :]])
-    for step in writes:
-        for dep in step.depends_on:
-            if dep not in position or not any(s.call_id == dep for s in writes):
-                continue
-            a, b = position[dep], position[step.call_id]
-            swapped = list(calls)
-            swapped[a], swapped[b] = swapped[b], swapped[a]
-            yield "swap", f"swap {dep} and {step.call_id}", [dep, step.call_id], attempt(swapped)
+        if step.state_changing:  # reading another entity as well harms nothing
+            stray = rebuilt(moved, id=f"{step.call_id}-stray")
+            yield "stray", f"add a stray {what}", [step.call_id], attempt([*calls[: n + 1], stray, *calls[n + 1 :]])
+    if (golden.task.model_extra or {}).get("answer") is not None:
+        wrong = attempt(calls)
+        wrong.task = AnnotatorTask.model_validate({"instruction": golden.task.instruction, "answer": WRONG_ANSWER})
+        yield "answer", f"report {WRONG_ANSWER!r} instead of the answer", [], wrong
+    pairs = [(dep, step.call_id) for step in writes for dep in step.depends_on if any(s.call_id == dep for s in writes)]
+    pairs += [pair for pair in ordered or [] if pair not in pairs]
+    for first, then in pairs:
+        if first not in position or then not in position:
+            continue
+        a, b = position[first], position[then]
+        swapped = list(calls)
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        yield "swap", f"swap {first} and {then}", [first, then], attempt(swapped)
 
 
 def self_check(package: TaskPackage, recording: Recording | None = None) -> SelfCheck:
@@ -161,7 +209,11 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if rubric.passed:
             problems.append(f"rubric {rubric.id} ({rubric.title}) passes an empty attempt")
     outcomes: list[MutantOutcome] = []
-    for number, (kind, description, ids, mutant) in enumerate(mutants(golden, package.golden_trajectory), 1):
+    ordered = ordered_pairs(package, golden)
+    reads = required_reads(package, golden)
+    for number, (kind, description, ids, mutant) in enumerate(
+        mutants(golden, package.golden_trajectory, ordered, reads), 1
+    ):
         result = score(package, mutant)
         caught = result.score < golden_report.score
         outcomes.append(
@@ -177,7 +229,7 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if not caught:
             problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
     caught_count = sum(1 for m in outcomes if m.caught)
-    redo = redo_attempt(golden)
+    redo = redo_attempt(golden, package.task.instruction)
     redo_full: bool | None = None
     if redo is not None:
         redo_report = score(package, redo)
@@ -189,7 +241,7 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
                     f"the server invents ({rubric.reason})"
                 )
     if not outcomes:
-        problems.append("no mutant applies: the golden trajectory has no state-changing call")
+        problems.append("no mutant applies: the golden trajectory has no state-changing call and reports no answer")
     return SelfCheck(
         golden_full_marks=full,
         golden_score=golden_report.score,

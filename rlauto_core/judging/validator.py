@@ -16,9 +16,12 @@ from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
+from rlauto_core.package.answer_task import nothing_to_check
+from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
+from rlauto_core.package.dataflow import invented_values
 from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 from rlauto_core.package.models import SelfCheck, TaskPackage
-from rlauto_core.recording import Recording
+from rlauto_core.recording import DbDiff, Recording
 from rlauto_core.rules.flags import Flag
 
 _UI_WORDS = re.compile(r"\b(click|tap|scroll|press|button|hover|type into|drag|menu|dropdown|checkbox)\b", re.I)
@@ -49,6 +52,8 @@ _STOP = frozenset(
 )
 # Rule flags that mean a call of the golden trajectory is a stray or out of order.
 _TRAJECTORY_FLAGS = ("unread_check_before_mark_read", "order_")
+NO_INSTRUCTION = "no instruction recorded: add one to task.json or run with a model"
+NOTHING_TO_CHECK = "nothing to check"
 
 
 def validate(
@@ -73,15 +78,19 @@ def validate(
         _clarity(package),
         _complexity(package),
         _alignment(package, recording, evidence, flags if flags is not None else package.validation.flags),
-        _coverage(package, recording),
+        _coverage(package, recording, evidence),
         _verifiability(package, check),
         _grounding(package, recording),
     ]
     low = [f"{s.dimension.value} {s.score}/2" for s in scores if s.score < 2]
     result = JudgeResult(scores=scores, source="validator")
     result.verdict = "PASS" if policy.satisfied(result) else "NEEDS_REVISION"
-    result.rationale = f"{result.total}/12 under policy {policy.name} ({policy.describe()}): {result.verdict}" + (
-        f"; below full marks: {', '.join(low)}" if low else ""
+    # what a reviewer must do first comes first: record an instruction, or there is nothing to grade
+    first = [s.explanation for s in scores if s.explanation.startswith((NO_INSTRUCTION, NOTHING_TO_CHECK))]
+    result.rationale = (
+        "".join(f"{m}. " for m in first)
+        + f"{result.total}/12 under policy {policy.name} ({policy.describe()}): {result.verdict}"
+        + (f"; below full marks: {', '.join(low)}" if low else "")
     )
     return result
 
@@ -92,6 +101,9 @@ def _dim(dimension: Dimension, points: int, explanation: str) -> DimensionScore:
 
 def _clarity(package: TaskPackage) -> DimensionScore:
     text = package.task.instruction.strip()
+    if package.task.instruction_source == "offline":
+        # written from the calls by rules: it restates what the recording did, not what was asked
+        return _dim(Dimension.INSTRUCTION_CLARITY, 0, f"{NO_INSTRUCTION} (the offline analyzer wrote {text[:120]!r})")
     if len(text) < 10:
         return _dim(Dimension.INSTRUCTION_CLARITY, 0, "the instruction is empty or too short to state a goal")
     issues: list[str] = []
@@ -128,10 +140,20 @@ def _golden_content(package: TaskPackage) -> tuple[set[str], set[str]]:
     return words - _STOP - noise, wanted
 
 
+def _answers(package: TaskPackage) -> bool:
+    return any(isinstance(c, dict) and c.get("kind") == "answer" for c in _graded(package).values())
+
+
+def _graded(package: TaskPackage) -> dict[str, object]:
+    return {r.checker_key: package.rubric_checkers.get(r.checker_key) for r in package.task.rubrics if r.checker_key}
+
+
 def _complexity(package: TaskPackage) -> DimensionScore:
-    writes = sum(1 for s in package.golden_trajectory if s.state_changing)
-    reads = len(package.golden_trajectory) - writes
-    what = f"{writes} state change(s) and {reads} read(s) in the golden trajectory"
+    changes = sum(1 for s in package.golden_trajectory if s.state_changing)
+    reads = len(package.golden_trajectory) - changes
+    writes = changes + (1 if _answers(package) else 0)  # a reported answer is an outcome too
+    what = f"{changes} state change(s)" + (" and an answer" if writes > changes else "")
+    what += f" and {reads} read(s) in the golden trajectory"
     if writes >= 2 or (writes == 1 and reads >= 2):
         return _dim(Dimension.TASK_COMPLEXITY, 2, f"several meaningful steps: {what}")
     if writes == 1 or reads >= 2:
@@ -180,8 +202,13 @@ def _alignment(
     return _dim(Dimension.TRAJECTORY_TASK_ALIGNMENT, points, "; ".join(problems[:6]))
 
 
-def _coverage(package: TaskPackage, recording: Recording | None) -> DimensionScore:
+def _coverage(package: TaskPackage, recording: Recording | None, evidence: Evidence | None) -> DimensionScore:
     rubrics = package.task.rubrics
+    if not any(s.state_changing for s in package.golden_trajectory) and not _answers(package):
+        if evidence is not None:
+            asked = recording.task.instruction if recording is not None else ""
+            return _dim(Dimension.RUBRIC_COVERAGE, 0, nothing_to_check(evidence, asked))
+        return _dim(Dimension.RUBRIC_COVERAGE, 0, f"{NOTHING_TO_CHECK}: no state change and no answer to grade")
     if not rubrics:
         return _dim(Dimension.RUBRIC_COVERAGE, 0, "no rubrics")
     if any(
@@ -199,9 +226,11 @@ def _coverage(package: TaskPackage, recording: Recording | None) -> DimensionSco
     diff = golden.dbdiff
     criteria = {(c.table, c.op) for c in package.dbdiff_criteria.criteria}
     if diff is not None:
+        checkable = _checkable_changes(package, golden, diff)
         for table, changes in diff.tables.items():
             for op, rows in (("insert", changes.inserted), ("update", changes.updated), ("delete", changes.deleted)):
-                if rows and (table, op) not in criteria:
+                # a row no golden write determined (a side call's saved filter) needs no rubric
+                if rows and (table, op) not in criteria and (table, op) in checkable:
                     gaps.append(f"database {op} in {table} has no rubric")
     gaps.extend(
         f"rubric {r.id} grades what the golden trajectory does not do: {r.reason}"
@@ -217,7 +246,17 @@ def _coverage(package: TaskPackage, recording: Recording | None) -> DimensionSco
     return _dim(Dimension.RUBRIC_COVERAGE, points, "; ".join(gaps[:6]))
 
 
+def _checkable_changes(package: TaskPackage, golden: Recording, diff: DbDiff) -> set[tuple[str, str]]:
+    """(table, op) pairs a criterion could be written for: rows holding values the golden writes sent."""
+    writes = {s.call_id for s in package.golden_trajectory if s.state_changing}
+    calls = [c for c in golden.calls if c.id in writes]
+    ctx = CheckContext(invented=invented_values(golden, build_evidence(golden)))
+    return {(c.table, c.op) for c in dbdiff_criteria(diff, calls, ctx)}
+
+
 def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
+    if not package.task.rubrics:
+        return _dim(Dimension.CHECKER_VERIFIABILITY, 0, "no rubric, so no checker to verify")
     facts = (
         f"golden {check.golden_score:g}/{check.max_score:g}, empty attempt {check.empty_attempt_score:g}, "
         f"mutants caught {check.mutants_caught}/{check.mutants_total}"

@@ -96,14 +96,21 @@ def build_package(
         )
     raw_task = recording.task_json.get("task")
     task_extra = (
-        {k: v for k, v in raw_task.items() if k not in {"instruction", "networkRequests", "subtasks", "rubrics"}}
+        {
+            k: v
+            for k, v in raw_task.items()
+            if k not in {"instruction", "instructionSource", "networkRequests", "subtasks", "rubrics"}
+        }
         if isinstance(raw_task, dict)
         else {}
     )
+    kept = redact_json(task_extra)
     task = PackageTask.model_validate(
         {
-            **redact_json(task_extra),
+            **kept,
             "instruction": draft.instruction,
+            "instructionSource": instruction_source(recording, draft),
+            "answer": redact_json(draft.answer) if draft.answer is not None else kept.get("answer"),
             "networkRequests": [s.call_id for s in steps],
             "subtasks": subtasks,
             "rubrics": rubrics,
@@ -126,6 +133,17 @@ def build_package(
         validation=PackageValidation(flags=[*(flags or []), *dsl_flags]),
         **extras,
     )
+
+
+def instruction_source(recording: Recording, draft: PackageDraft) -> str | None:
+    """The draft's own word; else the recorded text kept as is is "recorded", any other text the model's
+    (the offline analyzer always says which it wrote)."""
+    if draft.instruction_source is not None:
+        return draft.instruction_source
+    text = draft.instruction.strip()
+    if not text:
+        return None
+    return "recorded" if text == recording.task.instruction.strip() else "model"
 
 
 def _metadata(recording: Recording, generated_at: datetime | None) -> PackageMetadata:

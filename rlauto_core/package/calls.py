@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from rlauto_core.package.models import ApiCall
-from rlauto_core.recording import Call, Header, HttpCall, Mode, Recording, ToolCall
+from rlauto_core.recording import AnnotatorTask, Call, Header, HttpCall, Mode, Recording, ToolCall
 from rlauto_core.redact import redact_json
 
 # A body larger than this is cut in the package (the recording keeps it whole).
@@ -136,6 +136,8 @@ def attempt_from_calls(template: Recording | None, calls: list[Call], name: str,
         source_sha256="0" * 64,
         mode=Mode(mode),
         detected_mode=Mode(mode),
+        # the template's task travels along: an answer task's golden answer, the instruction
+        task=template.task.model_copy() if template is not None else AnnotatorTask(),
         http_calls=http,
         tool_calls=tools,
         dbdiff=template.dbdiff if template is not None else None,

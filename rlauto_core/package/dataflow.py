@@ -16,14 +16,6 @@ from rlauto_core.recording import Call, HttpCall, Recording
 
 MAX_LEAVES = 400
 MAX_DEPTH = 8
-_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
-_RANDOMISH = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]{20,})$", re.I)
-# Request keys whose values the client makes up (nonces, idempotency keys, clocks).
-VOLATILE_KEY = re.compile(
-    r"(^|[._-])(nonce|idempotency[_-]?key|request[_-]?id|client[_-]?(msg|message)?[_-]?id|trace[_-]?id|"
-    r"timestamp|ts|created[_-]?at|updated[_-]?at|_t|cb|cachebust|cache[_-]?buster)$",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -138,17 +130,3 @@ def known_before(recording: Recording, call_ids: set[str]) -> dict[str, set[str]
         seen.update(str(v) for loc in input_locations(call) for v in _flat_values(loc.value))
         seen.update(str(v) for _, _, value in output_locations(call) for v in _flat_values(value))
     return found
-
-
-def volatile(path: str, value: Any, known: set[str]) -> bool:
-    """Client-made values a redo would change: nonces, clocks, random ids nobody showed the agent."""
-    if VOLATILE_KEY.search(path):
-        return True
-    if isinstance(value, str) and _ISO_TIME.match(value):
-        return True
-    return (
-        isinstance(value, str)
-        and bool(_RANDOMISH.match(value))
-        and any(ch.isdigit() for ch in value)
-        and value not in known
-    )

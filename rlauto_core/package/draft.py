@@ -7,7 +7,7 @@ everything the recording itself can tell (call objects, targets, dependencies, s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,8 +28,16 @@ class DraftRubric(BaseModel):
     checker: dict[str, Any] | None = None
 
 
+# Who wrote the instruction: the annotator (recorded), the offline analyzer from the calls, a model.
+InstructionSource = Literal["recorded", "offline", "model"]
+
+
 class PackageDraft(BaseModel):
     instruction: str
+    # None: the builder infers it (the recorded text kept as is is "recorded", any other is "model")
+    instruction_source: InstructionSource | None = None
+    # For an answer task: what a correct attempt reports (the golden attempt replays it)
+    answer: Any = None
     golden_call_ids: list[str]
     groups: list[DraftGroup] = Field(default_factory=list)
     rubrics: list[DraftRubric] = Field(default_factory=list)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rlauto_core.evidence.entities import path_entities
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
+from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
 from rlauto_core.package.dataflow import Origin, input_locations, invented_values
 from rlauto_core.package.models import FilteredCall, GoldenStep
 from rlauto_core.recording import Call, HttpCall, Recording
@@ -38,7 +39,9 @@ def select_golden(
     filtered: list[FilteredCall] = []
     for info in evidence.calls:
         reason = None
-        if not info.significant:
+        if not info.significant and info.noise_category in SIDE_CATEGORIES:
+            reason = f"side call ({info.noise_category}): changes nothing the task is about"
+        elif not info.significant:
             reason = f"noise ({info.noise_category})"
         elif info.failed:
             reason = "failed or unanswered"

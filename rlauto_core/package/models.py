@@ -71,6 +71,10 @@ class PackageTask(BaseModel):
     model_config = _ALIASED
 
     instruction: str = ""
+    # recorded (the annotator's), offline (written by the offline analyzer from the calls), model
+    instruction_source: Literal["recorded", "offline", "model"] | None = Field(default=None, alias="instructionSource")
+    # answer tasks: what a correct attempt reports (task.answer of an attempt, docs/checkers.md)
+    answer: Any = None
     network_requests: list[str] = Field(default_factory=list, alias="networkRequests")
     subtasks: list[Subtask] = Field(default_factory=list)
     rubrics: list[Rubric] = Field(default_factory=list)
@@ -160,7 +164,7 @@ class NetworkSummary(BaseModel):
 
 class MutantOutcome(BaseModel):
     id: str
-    kind: Literal["drop", "retarget", "swap", "stray"]
+    kind: Literal["drop", "retarget", "swap", "stray", "answer"]
     description: str
     call_ids: list[str] = Field(default_factory=list)
     score: float

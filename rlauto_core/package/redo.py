@@ -1,8 +1,11 @@
-"""A redo of the golden trajectory: the same task done again, where the server hands out other ids.
+"""A redo of the golden trajectory: the same task done again later, as a second run records it.
 
-Every value the server invented (dataflow.invented_values) becomes another one, in the answers
-that created it, in later calls that use it and in the database diff. A package whose checkers
-pin such a value would fail this redo: the self-check reports it.
+Every id the server invented (dataflow.invented_values) or handed out on a read that named
+nothing (volatile.handed_out) becomes another one, in the answers that made it, in later calls
+that use it and in the database diff. Every volatile value (lock versions, CSRF tokens, nonces,
+clocks, server totals: volatile.volatile_kind) and every id the client made up changes too, where
+it sits under a volatile key or is long enough to be unmistakable. A package whose checkers pin
+any of them fails this redo: the self-check reports it.
 """
 
 from __future__ import annotations
@@ -10,11 +13,16 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.package.calls import attempt_from_calls
-from rlauto_core.package.dataflow import invented_values
+from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
+from rlauto_core.package.volatile import client_made, handed_out, is_told, told_values, volatile_kind
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
+
+_LONG = 8  # a changed value this long is replaced wherever it appears; shorter ones only under its key
+_FORM = re.compile(r"^[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*$")
 
 
 def _new_id(value: Any) -> Any:
@@ -26,63 +34,137 @@ def _new_id(value: Any) -> Any:
     return f"{value}r9"
 
 
-def _swap(node: Any, mapping: dict[str, str], depth: int = 0) -> Any:
-    """Mapped ids replaced in a JSON value, also inside JSON held in strings (tool text content)."""
-    if depth > 32:
+def _later(value: Any) -> Any:
+    """What a later run sends instead: versions and clocks move on, tokens are new."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value + 1_000 if value < 1_000_000_000 else value + 259_200_000
+    if isinstance(value, float):
+        return value + 259_200.0
+    text = str(value)
+    if re.match(r"^\d{4}-", text):  # an ISO time: the next year, same format
+        return f"{int(text[:4]) + 1}{text[4:]}"
+    if text.isdigit():
+        return str(int(text) + 1_000)
+    return f"{text}x7"
+
+
+class _Changes:
+    """Old value (as text) -> new value: ids everywhere, volatile values under volatile keys."""
+
+    def __init__(self, ids: dict[str, Any], volatile: dict[str, Any]) -> None:
+        self.ids, self.volatile = ids, volatile
+
+    def __bool__(self) -> bool:
+        return bool(self.ids or self.volatile)
+
+    def leaf(self, node: Any, key: str) -> Any:
+        text = str(node)
+        if text in self.ids and (isinstance(node, (str, int | float))):
+            return self.ids[text] if isinstance(node, str) else _new_id(node)
+        if text in self.volatile and (volatile_kind(key, node) is not None or len(text) >= _LONG):
+            return self.volatile[text] if isinstance(node, str) else _later(node)
         return node
-    if isinstance(node, dict):
-        return {k: _swap(v, mapping, depth + 1) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_swap(v, mapping, depth + 1) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int | float) and str(node) in mapping:
-        return _new_id(node)
-    if isinstance(node, str):
-        if node in mapping:
-            return mapping[node]
-        if node.lstrip()[:1] in ("{", "["):
+
+    def swap(self, node: Any, key: str = "", depth: int = 0) -> Any:
+        """Mapped values replaced in a JSON value, also inside JSON held in strings (tool text content)."""
+        if depth > 32:
+            return node
+        if isinstance(node, dict):
+            return {k: self.swap(v, str(k), depth + 1) for k, v in node.items()}
+        if isinstance(node, list):
+            return [self.swap(v, key, depth + 1) for v in node]
+        if isinstance(node, bool) or node is None:
+            return node
+        if isinstance(node, str) and node.lstrip()[:1] in ("{", "["):
             try:
-                return json.dumps(_swap(json.loads(node), mapping, depth + 1), ensure_ascii=False)
+                return json.dumps(self.swap(json.loads(node), key, depth + 1), ensure_ascii=False)
             except (ValueError, RecursionError):
                 return node
-    return node
+        return self.leaf(node, key)
+
+    def text(self, text: str | None, encoding: str) -> str | None:
+        if text is None or encoding != "text":
+            return text
+        try:
+            return json.dumps(self.swap(json.loads(text)), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            if not _FORM.match(text):
+                return text
+            return urlencode([(k, str(self.leaf(v, k))) for k, v in parse_qsl(text, keep_blank_values=True)])
+
+    def url(self, url: str) -> str:
+        parts = urlsplit(url)
+        path = parts.path
+        for old, new in self.ids.items():
+            path = re.sub(rf"(?<=/){re.escape(old)}(?=/|$)", str(new), path)
+        query = parts.query
+        if query:
+            query = urlencode([(k, str(self.leaf(v, k))) for k, v in parse_qsl(query, keep_blank_values=True)])
+        return urlunsplit((parts.scheme, parts.netloc, path, query, parts.fragment))
 
 
-def _swap_text(text: str | None, encoding: str, mapping: dict[str, str]) -> str | None:
-    if text is None or encoding != "text":
-        return text
-    try:
-        return json.dumps(_swap(json.loads(text), mapping), ensure_ascii=False)
-    except (ValueError, RecursionError):
-        for old, new in mapping.items():
-            text = re.sub(rf"(?<==){re.escape(old)}(?=&|$)", new, text)
-        return text
-
-
-def _swap_call(call: Call, mapping: dict[str, str]) -> Call:
+def _swap_call(call: Call, changes: _Changes) -> Call:
     data = call.model_dump()
     if isinstance(call, HttpCall):
-        url = call.url
-        for old, new in mapping.items():
-            url = re.sub(rf"(?<=[/=]){re.escape(old)}(?=[/?&#]|$)", new, url)
-        data["url"] = url
-        data["request_body"] = _swap_text(call.request_body, call.request_body_encoding, mapping)
-        data["response_body"] = _swap_text(call.response_body, call.response_body_encoding, mapping)
+        data["url"] = changes.url(call.url)
+        data["request_body"] = changes.text(call.request_body, call.request_body_encoding)
+        data["response_body"] = changes.text(call.response_body, call.response_body_encoding)
     else:
-        data["arguments"] = _swap(call.arguments, mapping)
-        data["result"] = _swap(call.result, mapping)
+        data["arguments"] = changes.swap(call.arguments)
+        data["result"] = changes.swap(call.result)
     return type(call).model_validate(data)
 
 
-def redo_attempt(golden: Recording) -> Recording | None:
-    """The golden attempt with every server-invented id replaced; None when the server invented none."""
-    invented = invented_values(golden, build_evidence(golden))
-    if not invented:
+def _volatile_values(golden: Recording, instruction: str) -> dict[str, Any]:
+    """Values a later run sends differently: under volatile keys, and ids the client made up
+    (never one the instruction states)."""
+    told = told_values(instruction)
+    seen: set[str] = set(told)
+    found: dict[str, Any] = {}
+    for call in golden.calls:
+        for loc in input_locations(call):
+            values = loc.value if isinstance(loc.value, list) else [loc.value]
+            for value in values:
+                if value is None or isinstance(value, bool | dict | list) or is_told(value, told):
+                    continue
+                if volatile_kind(loc.path, value) is not None or client_made(value, seen):
+                    found.setdefault(str(value), _later(value))
+            seen.update(str(v) for v in values if v is not None)
+        for _, path, value in output_locations(call):
+            if value is None or isinstance(value, bool | dict | list):
+                continue
+            if volatile_kind(path, value) is not None and not is_told(value, told):
+                found.setdefault(str(value), _later(value))
+            seen.add(str(value))
+    return found
+
+
+def _diff_values(diff: DbDiff, changes: _Changes) -> DbDiff:
+    data = diff.model_dump(mode="json")
+    for table in data["tables"].values():
+        for op in ("inserted", "deleted"):
+            table[op] = [changes.swap(row) for row in table[op]]
+        table["updated"] = [
+            {"before": changes.swap(u["before"]), "after": changes.swap(u["after"])} for u in table["updated"]
+        ]
+    return DbDiff.model_validate(data)
+
+
+def redo_attempt(golden: Recording, instruction: str | None = None) -> Recording | None:
+    """The golden attempt as a later run: server-made ids and volatile values changed; None when
+    nothing in it would change. `instruction` (default: the golden's own) states what never changes."""
+    evidence = build_evidence(golden)
+    ids = {**handed_out(golden, evidence, {c.id for c in golden.calls}), **invented_values(golden, evidence)}
+    mapping: dict[str, Any] = {value: str(_new_id(value)) for value in ids}
+    told = golden.task.instruction if instruction is None else instruction
+    volatile = {k: v for k, v in _volatile_values(golden, told).items() if k not in mapping}
+    changes = _Changes(mapping, volatile)
+    if not changes:
         return None
-    mapping = {value: str(_new_id(value)) for value in invented}
-    calls = [_swap_call(call, mapping) for call in golden.calls]
+    calls = [_swap_call(call, changes) for call in golden.calls]
     redo = attempt_from_calls(golden, calls, "redo", golden.mode)
     if golden.dbdiff is not None:
-        redo.dbdiff = DbDiff.model_validate(_swap(golden.dbdiff.model_dump(mode="json"), mapping))
+        redo.dbdiff = _diff_values(golden.dbdiff, changes)
     return redo

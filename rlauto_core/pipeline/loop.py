@@ -162,6 +162,8 @@ def run_item(
         message = f"passed at iteration {best.iteration}/{limit}, score {total}/12"
     else:
         message = f"iterated {len(snapshots)}/{limit}, best {total}" + (f"; stopped by: {error}" if error else "")
+        why = _first_sentence(best.judge_result.rationale)
+        message += f": {why}" if why and not error else ""
     check = package.validation.self_check
     done = (outcome or ItemOutcome(job_id="", item_id="", source="", source_name="")).model_copy(
         update={
@@ -258,3 +260,11 @@ def _final_package(best: IterationSnapshot, snapshots: list[IterationSnapshot], 
         }
     )
     return best.package.model_copy(update={"validation": validation})
+
+
+def _first_sentence(text: str, limit: int = 300) -> str:
+    """What a failed item's message says first: the judge's leading reason, cut to one line."""
+    line = " ".join(text.split())
+    cut = line.find(". ")
+    line = line[: cut + 1] if cut >= 0 else line
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -24,7 +24,12 @@ Rules:
    database row it must leave); nothing graded that the task did not ask; each has a checker_key.
 4. CHECKERS: executable, declarative, in the DSL below. Grade what the agent controls (target
    entity, content, order), never values the server invents (new ids, timestamps). An attempt
-   with no calls must fail every rubric that is about a state change.
+   with no calls must fail every rubric that is about a state change. Never pin volatile values
+   (lock versions, CSRF tokens, nonces, request ids, client clocks, server totals, ids the
+   client makes up): tie one to the earlier answer that showed it with `same_as`, or leave it
+   out. Side calls (telemetry, recommendations, UI state such as grid state, saved filters,
+   bookmarks) are never required. Order two writes on one entity only when the instruction says
+   so. A recording that changes nothing is graded on the answer it shows (kind answer).
 5. GOLDEN TRAJECTORY: the call ids of the reference solution, in a valid order, exactly the
    needed calls: no noise, no strays, no calls on another entity.
 6. Use call ids exactly as the evidence prints them ("id"). Put what the recording cannot show,

@@ -18,6 +18,7 @@ def dsl_reference() -> str:
         '`same_as` points at another call checker\'s field: {"same_as": {"checker": KEY, "field": "arguments.channelId"}}.',
         'Map keys (request, response, arguments, result, row) are dotted field paths, e.g. "body.text".',
         "order/absent/count take checker keys or inline http_call/mcp_call matchers.",
+        "answer checks what the attempt reports (its task.answer text) with a predicate.",
         "Examples:",
         '  {"kind": "mcp_call", "tool": "discord_send_message", "arguments": {"channelId": "C01", '
         '"content": {"contains": "got it", "case_insensitive": true}}}',
@@ -25,5 +26,6 @@ def dsl_reference() -> str:
         '"path_params": {"id": "C01"}, "request": {"body.text": "got it"}, "status": {"lt": 300}}',
         '  {"kind": "order", "before": "send_reply", "after": "mark_read"}',
         '  {"kind": "dbdiff", "table": "messages", "op": "insert", "row": {"channel_id": "C01"}}',
+        '  {"kind": "answer", "answer": {"contains": "DHL Express", "case_insensitive": true}}',
     ]
     return "\n".join(lines)

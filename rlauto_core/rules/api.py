@@ -7,6 +7,7 @@ from bisect import bisect_right
 from collections import defaultdict
 
 from rlauto_core.evidence.models import CallEvidence, Evidence
+from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
 from rlauto_core.recording import Recording
 from rlauto_core.rules.flags import Flag
 from rlauto_core.rules.profiles import RuleProfile
@@ -16,11 +17,13 @@ def state_change_flags(evidence: Evidence, profile: RuleProfile) -> list[Flag]:
     writes = [c for c in evidence.significant if c.state_changing]
     succeeded = [c for c in writes if not c.failed]
     if not succeeded:
+        side = [c for c in evidence.calls if c.noise_category in SIDE_CATEGORIES and c.state_changing]
+        shown = f" ({len(side)} side call(s) left out: telemetry, recommendations, UI state)" if side else ""
         return [
             Flag(
                 code="no_state_change",
-                message="no successful state-changing call: nothing for a checker to verify",
-                call_ids=[c.id for c in writes],
+                message=f"no successful state-changing call{shown}: only an answer the instruction asks for can be checked",
+                call_ids=[c.id for c in writes + side],
                 severity="error",
             )
         ]

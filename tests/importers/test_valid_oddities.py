@@ -17,6 +17,7 @@ from tests.importers.zipcraft import RawEntry, jbytes, raw_zip, zip_bytes
 
 BOM = b"\xef\xbb\xbf"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "recordings"
+CAPTURES = EXAMPLES.parent / "captures"
 
 
 def load(files: dict[str, bytes], **kw: object) -> Recording:
@@ -164,7 +165,7 @@ def test_examples_discord_and_slack() -> None:
 
 
 def test_examples_har_recordings() -> None:
-    bare = import_path(EXAMPLES / "project_board.har")
+    bare = import_path(CAPTURES / "project_board.har")
     assert bare.mode is Mode.API and [c.method for c in bare.http_calls][5:7] == ["POST", "PATCH"]
     firefox = import_path(EXAMPLES / "project_board_firefox.zip")
     create = firefox.call_by_id("2")

@@ -140,7 +140,8 @@ def test_without_a_pass_the_best_is_kept_and_the_message_says_so(
     )
     outcome = run_iterations(discord, RunOptions(max_iterations=3), make_clients())
 
-    assert not outcome.outcome.passed and outcome.outcome.message == "iterated 3/3, best 9"
+    # the judge's leading reason follows ("scored" is what the scripted judge says)
+    assert not outcome.outcome.passed and outcome.outcome.message == "iterated 3/3, best 9: scored"
     assert outcome.outcome.best_iteration == 2 and outcome.best.judge_result.total == 9
     assert [j.result.total for j in outcome.package.validation.judge] == [8, 9, 7]
     assert outcome.package.validation.verdict == "NEEDS_REVISION"

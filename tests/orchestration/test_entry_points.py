@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import EXAMPLES, REPO_ROOT
+from tests.conftest import CAPTURES, EXAMPLES, REPO_ROOT
 from tests.servers import free_port, wait_http
 
 # these start Prefect (the session server or an ephemeral one) or whole stacks: the slow tier
@@ -50,8 +50,8 @@ def test_sdk_in_a_notebook_with_nothing_started(tmp_path: Path) -> None:
         from rlauto_core.pipeline import BatchOutcome, ItemOutcome
 
         one = asyncio.run(package_recording({str(EXAMPLES / "issue_tracker.zip")!r}))
-        batch = asyncio.run(package_batch([{str(EXAMPLES / "discord_reply.zip")!r}, {str(EXAMPLES / "project_board.har")!r}]))
-        again = run_batch([{str(EXAMPLES / "discord_reply.zip")!r}, {str(EXAMPLES / "project_board.har")!r}])
+        batch = asyncio.run(package_batch([{str(EXAMPLES / "discord_reply.zip")!r}, {str(CAPTURES / "project_board.har")!r}]))
+        again = run_batch([{str(EXAMPLES / "discord_reply.zip")!r}, {str(CAPTURES / "project_board.har")!r}])
         print(json.dumps({{
             "one": [type(one).__name__, isinstance(one, ItemOutcome), one.status, one.verdict, one.output_zip_path],
             "batch": [type(batch).__name__, isinstance(batch, BatchOutcome), [i.status for i in batch.items]],

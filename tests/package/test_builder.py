@@ -14,7 +14,7 @@ from rlauto_core.importers import import_bytes
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.io import package_to_json
 from rlauto_core.rules import run_rules
-from tests.package.conftest import Packaged, package_offline
+from tests.package.conftest import UNINSTRUCTED, Packaged, package_offline
 from tests.recording_builders import http, task_json, tool, zip_bytes
 
 CANARY = "CANARY-7f3e"
@@ -29,9 +29,9 @@ def package_of(data: bytes, name: str = "rec.zip") -> dict[str, Any]:
     return package_to_json(package)
 
 
-def test_task_json_has_every_key_in_the_right_case(packaged: dict[str, Packaged]) -> None:
-    for name, outcome in packaged.items():
-        with zipfile.ZipFile(str(outcome.package_path)) as archive:
+def test_task_json_has_every_key_in_the_right_case(exported: dict[str, Path]) -> None:
+    for name, path in exported.items():
+        with zipfile.ZipFile(path) as archive:
             entry = next(n for n in archive.namelist() if n.endswith("task.json"))
             data = json.loads(archive.read(entry))
         assert {"metadata", "task", "rule_profile", "rubric_checkers", "dbdiff_criteria", "pass_policy",
@@ -55,7 +55,10 @@ def test_task_json_has_every_key_in_the_right_case(packaged: dict[str, Packaged]
             assert rubric["checker_key"] in data["rubric_checkers"]
         assert data["task"]["networkRequests"] == [s["call_id"] for s in data["golden_trajectory"]]
         assert data["validation"]["self_check"]["golden_full_marks"] is True, name
-        assert data["validation"]["verdict"] == "PASS" and data["validation"]["iterations_used"] == 1
+        uninstructed = name == UNINSTRUCTED
+        assert data["task"]["instructionSource"] == ("offline" if uninstructed else "recorded")
+        assert data["validation"]["verdict"] == ("NEEDS_REVISION" if uninstructed else "PASS")
+        assert data["validation"]["iterations_used"] == 1
         assert data["pass_policy"]["judge"]["rule"] == "total >= 10 and no zero"
 
 
@@ -119,11 +122,19 @@ def test_mcp_secrets_in_arguments_are_redacted_too() -> None:
     assert CANARY not in text and "crm_create_contact" in text
 
 
-def test_a_bare_har_packages_with_a_written_instruction(tmp_path: Path) -> None:
-    from tests.conftest import EXAMPLES
+def test_a_bare_har_gets_a_written_instruction_but_never_passes_offline(tmp_path: Path) -> None:
+    from tests.conftest import CAPTURES
 
-    outcome = package_offline(EXAMPLES / "project_board.har", RunOptions(), tmp_path)
-    assert outcome.passed and outcome.package is not None
+    outcome = package_offline(CAPTURES / "project_board.har", RunOptions(), tmp_path)
+    assert outcome.package is not None and outcome.judge is not None
     instruction = outcome.package.task.instruction
     assert "b_12" in instruction and "Rotate the staging TLS certificate" in instruction
     assert "POST /" not in instruction  # the goal, not the endpoints
+    # the checkers are fine; the instruction is a guess from the calls, so the item waits for a person
+    assert outcome.package.task.instruction_source == "offline"
+    assert outcome.package.validation.self_check is not None and outcome.package.validation.self_check.problems == []
+    assert (
+        outcome.outcome.status == "failed" and outcome.outcome.verdict == "NEEDS_REVISION" and not outcome.package_path
+    )
+    assert outcome.judge.rationale.startswith("no instruction recorded: add one to task.json or run with a model")
+    assert list(tmp_path.iterdir()) == []

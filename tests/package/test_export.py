@@ -15,7 +15,7 @@ from rlauto_core.package.export import export_package, package_file_name, saniti
 from rlauto_core.package.io import load_package
 from rlauto_core.package.models import TaskPackage
 from tests.conftest import EXAMPLES
-from tests.package.conftest import Packaged, package_offline
+from tests.package.conftest import Packaged, example_files, package_offline
 
 
 def entries(path: Path) -> dict[str, zipfile.ZipInfo]:
@@ -23,9 +23,9 @@ def entries(path: Path) -> dict[str, zipfile.ZipInfo]:
         return {i.filename: i for i in archive.infolist()}
 
 
-def test_every_other_entry_is_byte_identical(packaged: dict[str, Packaged]) -> None:
-    for name, outcome in packaged.items():
-        source, output = EXAMPLES / name, Path(str(outcome.package_path))
+def test_every_other_entry_is_byte_identical(exported: dict[str, Path]) -> None:
+    for name, output in exported.items():
+        source = next(p for p in example_files() if p.name == name)
         assert output.name == package_file_name(name) == name.rsplit(".", 1)[0] + ".task-package.zip"
         recording = import_path(source)
         task_entry = recording.root_prefix + "task.json"
@@ -48,12 +48,12 @@ def test_every_other_entry_is_byte_identical(packaged: dict[str, Packaged]) -> N
         assert not list(output.parent.glob(".export-*")), "a temporary file was left behind"
 
 
-def test_no_planted_secret_reaches_any_task_json(packaged: dict[str, Packaged]) -> None:
-    for outcome in packaged.values():
-        with zipfile.ZipFile(str(outcome.package_path)) as archive:
+def test_no_planted_secret_reaches_any_task_json(exported: dict[str, Path]) -> None:
+    for name, path in exported.items():
+        with zipfile.ZipFile(path) as archive:
             for entry in archive.namelist():
                 if entry.endswith("task.json"):
-                    assert b"CANARY" not in archive.read(entry), (outcome.source, entry)
+                    assert b"CANARY" not in archive.read(entry), (name, entry)
 
 
 def test_redact_secrets_cleans_the_other_files_too(tmp_path: Path) -> None:
@@ -108,12 +108,13 @@ def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
     assert (blocker / "keep").read_text() == "x"
 
 
-def test_a_package_round_trips_through_its_task_json(packaged: dict[str, Packaged], tmp_path: Path) -> None:
-    for outcome in packaged.values():
-        loaded = load_package(str(outcome.package_path))
-        assert isinstance(loaded, TaskPackage)
-        assert loaded.golden_trajectory == outcome.package.golden_trajectory  # type: ignore[union-attr]
-        assert loaded.rubric_checkers == outcome.package.rubric_checkers  # type: ignore[union-attr]
+def test_a_package_round_trips_through_its_task_json(packaged: dict[str, Packaged], exported: dict[str, Path]) -> None:
+    for name, outcome in packaged.items():
+        loaded = load_package(exported[name])
+        assert isinstance(loaded, TaskPackage) and outcome.package is not None
+        assert loaded.golden_trajectory == outcome.package.golden_trajectory
+        assert loaded.rubric_checkers == outcome.package.rubric_checkers
+        assert loaded.task.instruction_source == outcome.package.task.instruction_source is not None
 
 
 @pytest.mark.parametrize(

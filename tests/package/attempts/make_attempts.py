@@ -27,6 +27,7 @@ from rlauto_core.importers import import_path  # noqa: E402
 from rlauto_core.recording import Call, HttpCall, Recording, ToolCall  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "recordings"
+CAPTURES = ROOT / "examples" / "captures"
 OUT = Path(__file__).resolve().parent
 ZIP_DATE = (2026, 6, 1, 9, 0, 0)
 KINDS = ("good", "empty", "missing_write", "wrong_entity", "wrong_order")
@@ -273,7 +274,7 @@ def build_attempts(example: Path) -> dict[str, bytes]:
 
 
 def main() -> None:
-    for example in sorted(EXAMPLES.iterdir()):
+    for example in sorted([*EXAMPLES.iterdir(), *CAPTURES.iterdir()]):
         if example.name not in PLANS:
             continue
         folder = OUT / example.name.rsplit(".", 1)[0]

@@ -1,0 +1,44 @@
+"""The five package targets of issue 13 on each corpus: team examples, tuned shapes, held-out set.
+
+Run: `python bench/bench_package_targets.py [--corpus team tuned heldout] [--misses]`.
+Prints, per corpus, the rate of: golden trajectories at full marks; empty attempts scoring 0;
+mutants caught (the self-check's drop/retarget/swap/stray mutants); good attempts made later
+(new server ids, versions, clocks, request ids, no failed retry) passing; wrong attempts
+(wrong entity, missing write, wrong order, wrong answer) failing. Targets: 100%, 100%, >= 95%,
+100%, 100%. Exit 1 when a target is missed. See tests/package/corpora.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.package.corpora import CORPORA, TARGETS, measure
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", nargs="*", default=[c for c, (where, _) in CORPORA.items() if where.is_dir()])
+    parser.add_argument("--misses", action="store_true", help="list every miss")
+    args = parser.parse_args()
+    missed = False
+    for corpus in args.corpus:
+        rates = measure(corpus)
+        print(f"== {corpus}")
+        for name, rate in rates.items():
+            ok = rate.fraction >= TARGETS[name]
+            missed |= not ok
+            print(
+                f"  {name:22} {rate.hits:4}/{rate.total:<4} {100 * rate.fraction:6.1f}%  target {100 * TARGETS[name]:.0f}%  {'ok' if ok else 'MISSED'}"
+            )
+            if args.misses:
+                for miss in rate.misses:
+                    print(f"      - {miss}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

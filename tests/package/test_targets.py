@@ -1,0 +1,34 @@
+"""Issue 13's targets on the team's corpus, the tuned shapes and the held-out set (bench/bench_package_targets.py
+prints the same rates): golden full marks, empty attempts 0, mutants caught >= 95%, good attempts made
+later pass, wrong attempts (entity, missing write, order, answer) fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.package.corpora import CORPORA, TARGETS, cases, measure
+
+
+@pytest.mark.parametrize("corpus", list(CORPORA))
+def test_targets_hold_on_every_corpus(corpus: str) -> None:
+    rates = measure(corpus)
+    for name, rate in rates.items():
+        assert rate.total > 0, (corpus, name)
+        assert rate.fraction >= TARGETS[name], (corpus, name, f"{rate.hits}/{rate.total}", rate.misses)
+
+
+@pytest.mark.parametrize("corpus", ["tuned", "heldout"])
+def test_every_app_has_a_good_attempt_and_wrong_ones(corpus: str) -> None:
+    found = cases(corpus)
+    assert len(found) >= 5
+    for case in found:
+        assert {"good", "empty", "missing_write", "wrong_entity"} <= set(case.attempts), case.name
+        assert {"wrong_order", "wrong_answer", "wrong_content"} & set(case.attempts), case.name
+
+
+def test_corpus_files_are_what_the_scripts_write() -> None:
+    from tests.package.heldout.make_heldout import files as heldout_files
+    from tests.package.tuned.make_tuned import files as tuned_files
+
+    for path, data in {**tuned_files(), **heldout_files()}.items():
+        assert path.read_bytes() == data, path

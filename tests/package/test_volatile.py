@@ -1,0 +1,170 @@
+"""Volatile values are never pinned: traced with same_as to the answer they came from, or not checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlauto_core.checkers import score
+from rlauto_core.importers import import_bytes
+from rlauto_core.judging.selfcheck import self_check
+from rlauto_core.package.volatile import client_made, is_told, told_values, volatile_kind
+from rlauto_core.recording import Recording
+from tests.package.helpers import package_from
+from tests.recording_builders import http, task_json, zip_bytes
+
+SHOP = "https://shop.example.com"
+INSTRUCTION = "Add two mugs (p_mug) to the cart and check out."
+
+
+def shop_calls(cart: str, version: int, csrf: str, item: str, order: str, nonce: str) -> list[dict[str, Any]]:
+    return [
+        http("r1", "GET", f"{SHOP}/api/session", 200, None, {"user": "u_1", "csrf": csrf}),
+        http("r2", "GET", f"{SHOP}/api/cart", 200, None, {"id": cart, "version": version, "items": []}),
+        http("r3", "POST", f"{SHOP}/api/cart/{cart}/items", 201,
+             {"csrf": csrf, "productId": "p_mug", "quantity": 2, "version": version, "nonce": nonce,
+              "clientTime": 1778580900123},
+             {"item": {"id": item, "productId": "p_mug"}, "cart": {"id": cart, "version": version + 1}}),
+        http("r4", "POST", f"{SHOP}/api/checkout", 201,
+             {"csrf": csrf, "cartId": cart, "version": version + 1, "total": 2400,
+              "requestId": f"req-{nonce}", "placedAt": "2026-05-11T10:00:00Z"},
+             {"order": {"id": order, "total": 2400}}),
+    ]  # fmt: skip
+
+
+def dbdiff(cart: str, item: str, order: str, version: int) -> dict[str, Any]:
+    return {"tables": {
+        "cart_items": {"inserted": [{"id": item, "cart_id": cart, "product_id": "p_mug", "quantity": 2}]},
+        "carts": {"updated": [{"before": {"id": cart, "version": version, "status": "open"},
+                               "after": {"id": cart, "version": version + 1, "status": "ordered"}}]},
+        "orders": {"inserted": [{"id": order, "cart_id": cart, "total": 2400, "updated_at": "2026-05-11T10:00:00Z"}]},
+    }}  # fmt: skip
+
+
+def zipped(calls: list[dict[str, Any]], diff: dict[str, Any] | None, instruction: str = INSTRUCTION) -> Recording:
+    files: dict[str, Any] = {"task.json": task_json(instruction), "network.json": {"version": 1, "requests": calls}}
+    if diff is not None:
+        files["dbdiff.json"] = diff
+    return import_bytes(zip_bytes(files), "r.zip")
+
+
+RECORDED = zipped(
+    shop_calls("cart_5", 3, "c5Rf8Kq2Wm", "ci_1", "ord_1", "4e1f9a"), dbdiff("cart_5", "ci_1", "ord_1", 3)
+)
+
+
+def test_values_from_earlier_answers_are_same_as_those_answers() -> None:
+    package = package_from(RECORDED)
+    add, checkout = package.rubric_checkers["call_r3"], package.rubric_checkers["call_r4"]
+    session, cart = {"checker": "read_r1", "field": "response.csrf"}, {"checker": "read_r2", "field": "response.id"}
+    assert add["path_params"]["cartId"] == {"same_as": cart}  # the cart the first read handed out
+    assert add["request"]["csrf"] == {"same_as": session}
+    assert add["request"]["version"] == {"same_as": {"checker": "read_r2", "field": "response.version"}}
+    assert add["request"]["productId"] == "p_mug" and add["request"]["quantity"] == 2  # the agent's choice
+    assert checkout["request"]["version"] == {"same_as": {"checker": "call_r3", "field": "response.cart.version"}}
+    assert checkout["request"]["cartId"] == {"same_as": cart}
+    # made up per attempt and shown nowhere before: not checked at all
+    assert not {"nonce", "clientTime"} & set(add["request"])
+    assert not {"total", "requestId", "placedAt"} & set(checkout["request"])
+    # the reads are checkers other checkers point at, not rubrics
+    assert package.rubric_checkers["read_r2"] == {"kind": "http_call", "method": "GET", "path": "/api/cart",
+                                                  "status": {"gte": 200, "lt": 400}}  # fmt: skip
+    assert not {"read_r1", "read_r2"} & {r.checker_key for r in package.task.rubrics}
+
+
+def test_database_rows_leave_out_versions_clocks_and_totals() -> None:
+    package = package_from(RECORDED)
+    rows = {(c.table, c.op): c for c in package.dbdiff_criteria.criteria}
+    assert rows[("cart_items", "insert")].row["cart_id"] == {"same_as": {"checker": "read_r2", "field": "response.id"}}
+    # the cart's version (sent by the writes) and the status (sent by none) leave nothing to pin
+    assert ("carts", "update") not in rows
+    # total and updated_at equal what the checkout sent, but another attempt sends other values
+    assert set(rows[("orders", "insert")].row) == {"cart_id"}
+
+
+def test_a_later_good_attempt_passes_and_a_wrong_product_fails() -> None:
+    package = package_from(RECORDED)
+    check = package.validation.self_check
+    assert check is not None and check.golden_full_marks and check.redo_full_marks is True and check.problems == []
+    # later: another cart, versions counted from 17, a new token and nonce, no failed retry
+    later = zipped(
+        shop_calls("cart_9", 17, "Zt4Lp9Xy2B", "ci_44", "ord_8", "88c02d"), dbdiff("cart_9", "ci_44", "ord_8", 17)
+    )
+    report = score(package, later)
+    assert report.passed and report.score == report.max_score, [r for r in report.rubrics if not r.passed]
+    wrong = shop_calls("cart_9", 17, "Zt4Lp9Xy2B", "ci_44", "ord_8", "88c02d")
+    wrong[2]["requestBody"] = wrong[2]["requestBody"].replace("p_mug", "p_cup")
+    assert not score(package, zipped(wrong, dbdiff("cart_9", "ci_44", "ord_8", 17))).passed
+    # a version sent that no earlier answer showed (a stale tab): the write is not the recorded one
+    stale = shop_calls("cart_9", 17, "Zt4Lp9Xy2B", "ci_44", "ord_8", "88c02d")
+    stale[2]["requestBody"] = stale[2]["requestBody"].replace('"version":17', '"version":16')
+    assert not score(package, zipped(stale, None)).passed
+
+
+def test_a_pinned_version_fails_the_redo() -> None:
+    package = package_from(RECORDED)
+    package.rubric_checkers["call_r3"]["request"]["version"] = 3  # what this run's cart happened to be at
+    check = self_check(package, RECORDED)
+    assert check.golden_full_marks and check.redo_full_marks is False
+    assert any("call_r3" in p or "fails a redo" in p for p in check.problems)
+
+
+def test_a_value_the_instruction_states_stays_pinned() -> None:
+    calls = [
+        http(
+            "r1",
+            "PUT",
+            "https://apps.example.com/api/apps/app_7",
+            200,
+            {"version": "2.4.1", "rev": 8},
+            {"id": "app_7", "rev": 9},
+        )
+    ]
+    package = package_from(zipped(calls, None, "Set the version of app app_7 to 2.4.1."))
+    request = package.rubric_checkers["call_r1"]["request"]
+    assert request["version"] == "2.4.1"  # told: the agent must send it
+    assert "rev" not in request  # a lock revision shown nowhere before: not checked
+
+
+def test_client_made_ids_are_not_checked_anywhere() -> None:
+    calls = [http("r1", "POST", "https://chat.example.com/api/v1/chat.sendMessage", 200,
+                  {"message": {"_id": "q8Zk2XpN4tLm7RvWc", "rid": "RmRel77", "msg": "Ship it on Friday"}},
+                  {"message": {"_id": "q8Zk2XpN4tLm7RvWc", "rid": "RmRel77"}, "success": True})]  # fmt: skip
+    diff = {
+        "tables": {
+            "messages": {"inserted": [{"_id": "q8Zk2XpN4tLm7RvWc", "rid": "RmRel77", "msg": "Ship it on Friday"}]}
+        }
+    }
+    package = package_from(zipped(calls, diff, "Post 'Ship it on Friday' in room RmRel77."))
+    assert "message._id" not in package.rubric_checkers["call_r1"]["request"]
+    assert package.rubric_checkers["call_r1"]["request"]["message.rid"] == "RmRel77"
+    [row] = package.dbdiff_criteria.criteria
+    assert "_id" not in row.row and row.row["rid"] == "RmRel77"
+
+
+def test_volatile_kinds_and_client_made_shapes() -> None:
+    kinds = {
+        ("lock_version", 3): "lock", ("rowVersion", "AAAAAAAAB9E="): "lock", ("_rev", "3-abc"): "lock",
+        ("_csrf", "x"): "csrf", ("authenticity_token", "x"): "csrf", ("txn_id", "m1.0"): "nonce",
+        ("clientMsgId", "x"): "nonce", ("requestId", "x"): "nonce", ("client_ts", 1): "clock",
+        ("updated_stamp", "2026-05-12T10:41:07Z"): "clock", ("sentAt", "x"): "clock", ("anything", 1778580900000): "clock",
+        ("expected_total_cents", 3798): "total", ("productId", "p_1"): None, ("title", "Release 4.2"): None,
+        ("quantity", 2): None, ("dueDate", "2026-06-01"): None, ("status", "shipped"): None,
+    }  # fmt: skip
+    assert {key: volatile_kind(*key) for key in kinds} == kinds
+    assert client_made("q8Zk2XpN4tLm7RvWc", set()) and client_made("d-91k2m7x", set())
+    assert not client_made("q8Zk2XpN4tLm7RvWc", {"q8Zk2XpN4tLm7RvWc"})  # shown before: someone else made it
+    assert not any(client_made(v, set()) for v in ("sku_7741", "INV-2207", "pm_card_4242", "Ship it", "ship_dhl"))
+    assert not client_made("gid://shopify/ProductVariant/4455", set())  # a long URI is no random token
+    assert client_made("Yk3Jd9Qm2LxP0vRt7sWc4hNa8eUf1ZoB", set())
+
+
+def test_a_date_time_the_instruction_states_is_checked() -> None:
+    told = told_values("Book 'Design review' on 2026-05-20 at 15:00 UTC for 30 minutes.")
+    assert is_told("2026-05-20T15:00:00Z", told) and is_told("2026-05-20", told)
+    assert not is_told("2026-05-20T16:00:00Z", told) and not is_told("2026-05-21T15:00:00Z", told)
+    calls = [http("r1", "POST", "https://cal.example.com/api/events", 201,
+                  {"summary": "Design review", "start": "2026-05-20T15:00:00Z", "createdAt": "2026-05-11T08:00:00Z"},
+                  {"id": "evt_8", "etag": "3374"})]  # fmt: skip
+    request = package_from(zipped(calls, None, "Book 'Design review' on 2026-05-20 at 15:00 UTC."))
+    checked = request.rubric_checkers["call_r1"]["request"]
+    assert checked["start"] == "2026-05-20T15:00:00Z" and "createdAt" not in checked
