@@ -107,12 +107,21 @@ def _from_object(document: dict[str, Any], file: str) -> McpCapture:
         if not isinstance(messages, list):
             raise RecordingError(file, f"messages must be an array, got {type_name(messages)}")
         return McpCapture(*import_jsonrpc_log(messages, file))
+    if "jsonrpc" in document or isinstance(document.get("message"), dict):
+        return McpCapture(*import_jsonrpc_log([document], file))  # a log of one message
     if isinstance(document.get("log"), dict):
         raise RecordingError(file, 'is a HAR file (a "log" object): HTTP traffic belongs in network.json or *.har')
     raise UnknownCapture(file, _found(document))
 
 
 def _from_text(body: bytes, file: str) -> McpCapture:
+    if body[:1] in b'"-0123456789tfn':
+        try:
+            scalar = load_json(body, file)
+        except RecordingError:
+            pass  # not one JSON value: a client log starts with a timestamp
+        else:
+            raise UnknownCapture(file, _found(scalar))
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
