@@ -97,6 +97,8 @@ def _from_object(document: dict[str, Any], file: str) -> McpCapture:
         return McpCapture(*import_cassette(document, file))
     if is_session(document):
         return McpCapture(import_sessions([document], file))
+    if is_record(document):
+        return McpCapture(*import_records([document], file))  # a log of one record
     if "calls" in document:
         calls = document["calls"]
         if not isinstance(calls, list):

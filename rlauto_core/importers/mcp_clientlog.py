@@ -29,13 +29,23 @@ _LINE = re.compile(
 )
 _ID = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,30})')
 _METHOD = re.compile(r'"method"\s*:\s*"([^"\\]{1,200})"')
-_decoder = json.JSONDecoder()
+
+
+class _Constant(Exception):
+    """NaN or Infinity in a message: JSON has neither, and a value we cannot compare."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Constant(name)
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def is_client_log(text: str) -> bool:
-    """Some line, among the first 200, is a `Message from client|server:` line."""
-    for number, line in enumerate(text.splitlines()):
-        if number >= 200:
+    """Some line, among the first 2000, is a `Message from client|server:` line."""
+    for number, line in enumerate(_lines(text)):
+        if number >= 2000:
             return False
         if _LINE.match(line):
             return True
@@ -44,7 +54,7 @@ def is_client_log(text: str) -> bool:
 
 def import_client_log(text: str, file: str) -> tuple[list[ToolCall], list[ImportNote]]:
     pairing = Pairing(file)
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         match = _LINE.match(line)
         if match is None:
             continue
@@ -54,7 +64,7 @@ def import_client_log(text: str, file: str) -> tuple[list[ToolCall], list[Import
         server = _server(match.group("a"), match.group("b"))
         timestamp = parse_timestamp(match.group("ts"), file, f"{where}: timestamp")
         side: Sender = "client" if match.group("side") == "client" else "server"
-        message = _message(line, match.end())
+        message = _message(line, match.end(), file, where)
         if message is None:
             _cut_line(pairing, line[match.end() :], side, server, timestamp, file, where)
             continue
@@ -63,11 +73,22 @@ def import_client_log(text: str, file: str) -> tuple[list[ToolCall], list[Import
     return pairing.calls, pairing.notes()
 
 
-def _message(line: str, start: int) -> Any:
-    """The JSON object after the prefix; the logger's ` { metadata: undefined }` tail is left."""
+def _lines(text: str) -> list[str]:
+    """Lines split at LF only: a message may hold U+2028 or U+0085 raw (JSON.stringify keeps
+    them), which `str.splitlines` would take for line ends."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def _message(line: str, start: int, file: str, where: str) -> Any:
+    """The JSON object after the prefix (the logger's ` { metadata: undefined }` tail is left),
+    or None when the text is cut or is not JSON."""
     try:
         value, _ = _decoder.raw_decode(line, start)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise RecordingError(file, f"{where}: JSON nesting is too deep") from None
+    except _Constant as exc:
+        raise RecordingError(file, f"{where}: {exc} is not valid JSON") from None
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None
 

@@ -4,11 +4,17 @@ formats could not be copied; see tests/data/SOURCES.md). Shapes follow those exa
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any
 
 from tests.importers.zipcraft import jbytes
 
 T0 = "2025-10-23T23:00:07.948976"
+
+
+def _at(seconds: float) -> str:
+    """The interceptor's naive ISO timestamps, `seconds` after 23:00:00."""
+    return (datetime(2025, 10, 23, 23, 0, 0) + timedelta(seconds=seconds)).isoformat(timespec="microseconds")
 
 
 def sdk_records(*calls: tuple[str, dict[str, Any], Any], error_at: int | None = None) -> list[dict[str, Any]]:
@@ -25,7 +31,7 @@ def sdk_records(*calls: tuple[str, dict[str, Any], Any], error_at: int | None = 
     ]  # fmt: skip
     for n, (tool, arguments, text) in enumerate(calls, start=3):
         records.append(
-            {"type": "request", "timestamp": f"2025-10-23T23:00:{10 + n:02d}.000000", "count": n,
+            {"type": "request", "timestamp": _at(10 + n), "count": n,
              "method": "call_tool", "args": [tool, arguments], "kwargs": {}}
         )  # fmt: skip
         result = {
@@ -34,7 +40,7 @@ def sdk_records(*calls: tuple[str, dict[str, Any], Any], error_at: int | None = 
         }  # fmt: skip
         failed = error_at == n
         records.append(
-            {"type": "response", "timestamp": f"2025-10-23T23:00:{10 + n:02d}.250000", "count": n,
+            {"type": "response", "timestamp": _at(10 + n + 0.25), "count": n,
              "method": "call_tool", "result": None if failed else result, "error": "McpError: boom" if failed else None}
         )  # fmt: skip
     return records

@@ -283,3 +283,16 @@ def test_bare_json_holding_a_har_is_an_api_recording() -> None:
     har = {"log": {"entries": [{"request": {"method": "GET", "url": "https://a.example/x"}}]}}
     recording = import_bytes(jbytes(har), "export.json")
     assert recording.mode is Mode.API and [c.id for c in recording.calls] == ["0"]
+
+
+def test_line_separators_inside_a_message_do_not_split_the_line() -> None:
+    text = "a\u2028b\x85c\u2029d"  # JSON.stringify writes these raw; str.splitlines would cut at each
+    request = {
+        "method": "tools/call",
+        "params": {"name": "note", "arguments": {"text": text}},
+        "jsonrpc": "2.0",
+        "id": 1,
+    }
+    log = claude_line("2025-01-01T10:00:00.000Z", "n", "client", request) + "\r\n"
+    call = calls_of(in_zip(log.encode()))[0]
+    assert call.arguments == {"text": text}
