@@ -190,6 +190,16 @@ class RecordingFile(BaseModel):
     role: FileRole
 
 
+class ImportNote(BaseModel):
+    """Something an importer read past instead of refusing the file (a capture that began
+    mid-session, a result the client's log cut): the local rules turn each into a flag."""
+
+    code: str
+    file: str
+    message: str
+    ids: list[str] = Field(default_factory=list)
+
+
 class Recording(BaseModel):
     source_name: str
     source_sha256: str
@@ -204,6 +214,7 @@ class Recording(BaseModel):
     dbdiff: DbDiff | None = None
     files: list[RecordingFile] = Field(default_factory=list)
     root_prefix: str = ""
+    import_notes: list[ImportNote] = Field(default_factory=list)
 
     @property
     def calls(self) -> list[Call]:

@@ -1,4 +1,5 @@
-"""Importers: a recording ZIP (or a bare HAR) in, a `Recording` out, or a `RecordingError`.
+"""Importers: a recording ZIP (or a bare HAR, or a bare MCP capture) in, a `Recording` out, or
+a `RecordingError`.
 
 Nothing is written anywhere: archives are checked and read in memory.
 """
@@ -14,10 +15,10 @@ from pydantic import ValidationError
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.gcpause import gc_paused
-from rlauto_core.importers.archive import read_archive
+from rlauto_core.importers.archive import check_name_length, read_archive, short_name
 from rlauto_core.importers.har import import_har, is_har
 from rlauto_core.importers.jsonload import load_json
-from rlauto_core.importers.mcp import parse_mcp_file
+from rlauto_core.importers.mcp import ACCEPTED, McpCapture, UnknownCapture, import_mcp, parse_mcp_file
 from rlauto_core.importers.metadata import import_dbdiff, import_session, import_task
 from rlauto_core.importers.network import import_network
 from rlauto_core.recording import FileRole, Mode, Recording, RecordingFile
@@ -41,6 +42,7 @@ def import_path(
     """Import a file; a ZIP is read entry by entry from disk, never held whole in memory."""
     path = Path(path)
     name = path.name
+    _check_file_name(name)
     try:
         if path.is_dir():
             raise RecordingError(str(path), "is a folder, not a recording ZIP or HAR file")
@@ -57,20 +59,21 @@ def import_path(
             for chunk in iter(lambda: handle.read(1024 * 1024), b""):
                 digest.update(chunk)
     except OSError as exc:
-        raise RecordingError(str(path), f"cannot be read ({exc.strerror or exc})") from None
+        raise RecordingError(short_name(str(path), 120), f"cannot be read ({exc.strerror or exc})") from None
     return _guard(name, lambda: _from_zip(path, name, _mode(requested_mode, name), digest.hexdigest()))
 
 
 def import_bytes(
     data: bytes, name: str, requested_mode: Mode | str | None = None, max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
 ) -> Recording:
+    _check_file_name(name)
     _check_size(len(data), name, max_upload_mb)
     if not data:
         raise RecordingError(name, "file is empty")
     mode_override = _mode(requested_mode, name)
     if _is_zip(data[:4], name):
         return _guard(name, lambda: _from_zip(data, name, mode_override, hashlib.sha256(data).hexdigest()))
-    return _guard(name, lambda: _from_bare_har(data, name, mode_override))
+    return _guard(name, lambda: _from_bare_file(data, name, mode_override))
 
 
 def _is_zip(head: bytes, name: str) -> bool:
@@ -94,6 +97,11 @@ def detect_mode(file_names: set[str]) -> Mode:
     return Mode.MCP if {"mcp_calls.json", "session.json"} & file_names else Mode.API
 
 
+def _check_file_name(name: str) -> None:
+    """A recording is stored and packaged under its own name: one no file system holds is refused."""
+    check_name_length(short_name(name), name.replace("\\", "/").rsplit("/", 1)[-1], "the file")
+
+
 def _check_size(size: int, name: str, max_upload_mb: float) -> None:
     if size > max_upload_mb * 1024 * 1024:
         raise RecordingError(
@@ -110,19 +118,57 @@ def _mode(requested: Mode | str | None, name: str) -> Mode | None:
         raise RecordingError(name, f"unknown mode {requested!r}; use 'api' or 'mcp'") from None
 
 
-def _from_bare_har(data: bytes, name: str, mode_override: Mode | None) -> Recording:
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
-        raise RecordingError(name, "not a ZIP archive or a HAR file")
-    document = load_json(data, name)
-    if not is_har(document):
-        raise RecordingError(name, 'not a HAR file (no "log" object)')
-    calls = import_har(document, name)
+def _from_bare_file(data: bytes, name: str, mode_override: Mode | None) -> Recording:
+    """A bare `.har` is an API recording; any other bare file is read as an MCP capture (a
+    cassette, an SDK or client log, an Inspector export...). Both have an empty task."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if name.lower().endswith(".har"):
+        if head != b"{":
+            raise RecordingError(name, "not a ZIP archive or a HAR file")
+        document = load_json(data, name)
+        if not is_har(document):
+            raise RecordingError(name, 'not a HAR file (no "log" object)')
+        return _bare_har(data, name, mode_override, document)
+    capture = _bare_capture(data, name, head)
+    if isinstance(capture, dict):
+        return _bare_har(data, name, mode_override, capture)
+    return Recording(
+        source_name=name,
+        source_sha256=hashlib.sha256(data).hexdigest(),
+        mode=mode_override or Mode.MCP,
+        detected_mode=Mode.MCP,
+        tool_calls=capture.calls,
+        import_notes=capture.notes,
+        files=[RecordingFile(name=name, size=len(data), role="mcp_calls")],
+    )
+
+
+def _bare_capture(data: bytes, name: str, head: bytes) -> McpCapture | dict[str, Any]:
+    """The MCP capture in `data`, or the HAR document when a JSON file turns out to hold one."""
+    try:
+        if head != b"{":
+            return parse_mcp_file(data, name)
+        try:
+            document = load_json(data, name)
+        except RecordingError as exc:
+            if "Extra data" in exc.problem:  # JSON Lines
+                return parse_mcp_file(data, name)
+            raise
+        return dict(document) if is_har(document) else import_mcp(document, name)
+    except UnknownCapture as exc:
+        # bytes that are no recording at all: name every kind of input that would have been read
+        raise RecordingError(
+            name, f"not a ZIP archive or a HAR file, nor an MCP capture: {exc.found}; {ACCEPTED}"
+        ) from None
+
+
+def _bare_har(data: bytes, name: str, mode_override: Mode | None, document: Any) -> Recording:
     return Recording(
         source_name=name,
         source_sha256=hashlib.sha256(data).hexdigest(),
         mode=mode_override or Mode.API,
         detected_mode=Mode.API,
-        http_calls=calls,
+        http_calls=import_har(document, name),
         files=[RecordingFile(name=name, size=len(data), role="har")],
     )
 
@@ -148,7 +194,9 @@ def _from_zip(data: bytes | Path, name: str, mode_override: Mode | None, sha256:
     if hars and "http_calls" not in fields:
         fields["http_calls"] = import_har(load_json(contents.pop(hars[0]), part(hars[0])), part(hars[0]))
     if "mcp_calls.json" in contents:
-        fields["tool_calls"] = parse_mcp_file(contents.pop("mcp_calls.json"), part("mcp_calls.json"))
+        capture = parse_mcp_file(contents.pop("mcp_calls.json"), part("mcp_calls.json"))
+        fields["tool_calls"] = capture.calls
+        fields["import_notes"] = capture.notes
     if "session.json" in contents:
         fields["session"] = import_session(load_json(contents.pop("session.json"), part("session.json")),
                                            part("session.json"))  # fmt: skip

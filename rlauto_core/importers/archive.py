@@ -22,6 +22,9 @@ MAX_ENTRIES = 10_000
 MAX_ARCHIVE_RATIO = 100  # all entries inflated / archive size, past MIN_TOTAL_RATIO_CHECK
 MIN_TOTAL_RATIO_CHECK = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
+# What Linux, macOS and Windows file systems allow: one name component, and a whole path.
+MAX_NAME_COMPONENT_BYTES = 255
+MAX_PATH_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,34 @@ class Archive:
 def check_entry_name(source: str, name: str) -> None:
     normalized = name.replace("\\", "/")
     if normalized.startswith("/") or (len(normalized) > 1 and normalized[1] == ":"):
-        raise RecordingError(source, f"entry {name!r} has an absolute path")
+        raise RecordingError(source, f"entry {short_name(name)!r} has an absolute path")
     if any(part == ".." for part in PurePosixPath(normalized).parts):
-        raise RecordingError(source, f"entry {name!r} escapes the archive with '..'")
+        raise RecordingError(source, f"entry {short_name(name)!r} escapes the archive with '..'")
     if "\x00" in name:
-        raise RecordingError(source, f"entry {name!r} has a NUL byte in its name")
+        raise RecordingError(source, f"entry {short_name(name)!r} has a NUL byte in its name")
+    check_name_length(source, normalized, f"entry {short_name(name)!r}")
+
+
+def check_name_length(source: str, name: str, what: str) -> None:
+    """Refuse a name no file system could hold, so a later copy to disk cannot fail half-way.
+
+    Lengths are UTF-8 bytes, the unit file systems count (a 100-character CJK name is 300 bytes)."""
+    encoded = name.encode("utf-8", "surrogateescape")
+    if len(encoded) > MAX_PATH_BYTES:
+        raise RecordingError(source, f"{what} has a name of {len(encoded)} bytes, over the {MAX_PATH_BYTES}-byte limit")
+    for part in name.split("/"):
+        size = len(part.encode("utf-8", "surrogateescape"))
+        if size > MAX_NAME_COMPONENT_BYTES:
+            raise RecordingError(
+                source,
+                f"{what} has a name component of {size} bytes ({short_name(part)!r}), "
+                f"over the {MAX_NAME_COMPONENT_BYTES} bytes a file system allows",
+            )
+
+
+def short_name(name: str, keep: int = 60) -> str:
+    """A name cut for an error message that must stay on one readable line."""
+    return name if len(name) <= keep else name[: keep - 20] + "…" + name[-19:]
 
 
 def _root_prefix(names: list[str]) -> str:
@@ -80,12 +106,12 @@ def read_archive(data: bytes | Path, source: str, wanted: set[str]) -> Archive:
         for info in infos:
             check_entry_name(source, info.filename)
             if info.filename in seen:
-                raise RecordingError(source, f"duplicate entry {info.filename!r}")
+                raise RecordingError(source, f"duplicate entry {short_name(info.filename)!r}")
             seen.add(info.filename)
             if stat.S_ISLNK(info.external_attr >> 16):
-                raise RecordingError(source, f"entry {info.filename!r} is a symbolic link")
+                raise RecordingError(source, f"entry {short_name(info.filename)!r} is a symbolic link")
             if info.flag_bits & 0x1:
-                raise RecordingError(source, f"entry {info.filename!r} is encrypted")
+                raise RecordingError(source, f"entry {short_name(info.filename)!r} is encrypted")
         files = [i for i in infos if not i.is_dir()]
         prefix = _root_prefix([i.filename for i in files])
         archive = Archive(source=source, entries=[], root_prefix=prefix)
@@ -108,24 +134,26 @@ def read_archive(data: bytes | Path, source: str, wanted: set[str]) -> Archive:
                             raise RecordingError(
                                 source,
                                 f"archive inflates past {total_limit // 2**20} MiB, over the limit "
-                                f"(zip bomb?) at entry {info.filename!r}",
+                                f"(zip bomb?) at entry {short_name(info.filename)!r}",
                             )
                         if size > MIN_RATIO_CHECK and size > MAX_ENTRY_RATIO * max(info.compress_size, 1):
                             raise RecordingError(
                                 source,
-                                f"entry {info.filename!r} inflates more than {MAX_ENTRY_RATIO}x (zip bomb?)",
+                                f"entry {short_name(info.filename)!r} inflates more than {MAX_ENTRY_RATIO}x (zip bomb?)",
                             )
                         if keep:
                             buffer += chunk
             except RecordingError:
                 raise
             except zipfile.BadZipFile as exc:
-                raise RecordingError(source, f"entry {info.filename!r} is corrupt ({exc})") from None
+                raise RecordingError(source, f"entry {short_name(info.filename)!r} is corrupt ({exc})") from None
             except NotImplementedError as exc:
-                raise RecordingError(source, f"entry {info.filename!r}: unsupported ZIP feature ({exc})") from None
+                raise RecordingError(
+                    source, f"entry {short_name(info.filename)!r}: unsupported ZIP feature ({exc})"
+                ) from None
             except (zlib.error, EOFError, OSError, ValueError, RuntimeError) as exc:
                 reason = str(exc) or type(exc).__name__
-                raise RecordingError(source, f"entry {info.filename!r} cannot be read ({reason})") from None
+                raise RecordingError(source, f"entry {short_name(info.filename)!r} cannot be read ({reason})") from None
             archive.entries.append(ArchiveEntry(name=info.filename, size=size))
             if keep:
                 archive.contents[relative] = buffer

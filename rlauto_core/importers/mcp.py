@@ -1,10 +1,17 @@
-"""`mcp_calls.json`: echo calls (object or bare array) or a JSON-RPC 2.0 message log (array or
-JSON Lines, bare messages or {direction, timestamp, message} envelopes)."""
+"""MCP captures: what `mcp_calls.json` (or a bare capture file) may hold, recognised by shape.
+
+- echo calls: `{"version": 1, "calls": [...]}` or a bare array of calls;
+- a JSON-RPC 2.0 message log (array or JSON Lines), bare or in {direction, timestamp, message}
+  envelopes; the MCP Inspector's history export is such a list with `response` in place;
+- recorder cassettes: an `interactions` list (mcp-recorder, agent-vcr);
+- SDK interceptor logs: request/response records (JSON Lines) or sessions holding their calls;
+- client log lines: `<timestamp> [server] [level] Message from client|server: {...}`.
+Anything else is refused with what was found and what is accepted.
+"""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any
 
 from rlauto_core.errors import RecordingError
@@ -17,36 +24,152 @@ from rlauto_core.importers.jsonload import (
     optional_str,
     type_name,
 )
+from rlauto_core.importers.mcp_cassette import import_cassette, is_cassette
+from rlauto_core.importers.mcp_clientlog import import_client_log, is_client_log
+from rlauto_core.importers.mcp_jsonrpc import import_jsonrpc_log, looks_like_jsonrpc_log
+from rlauto_core.importers.mcp_sdk import import_records, import_sessions, is_record, is_session
 from rlauto_core.importers.timestamps import parse_timestamp
-from rlauto_core.recording import ToolCall
+from rlauto_core.recording import ImportNote, ToolCall
 
+ACCEPTED = (
+    'accepted: echo list, JSON-RPC log, cassette with "interactions", SDK call log, client log lines, Inspector history'
+)
 _ECHO_KNOWN = {"id", "server", "tool", "name", "arguments", "result", "isError", "startedAt", "durationMs"}
+_BOM = b"\xef\xbb\xbf"
 
 
-def parse_mcp_file(data: bytes | bytearray, file: str) -> list[ToolCall]:
+class UnknownCapture(RecordingError):
+    """The bytes are readable but hold no capture format we know (the message lists them)."""
+
+    def __init__(self, file: str, found: str) -> None:
+        self.found = found
+        super().__init__(file, f"{found} is no MCP capture format we know; {ACCEPTED}")
+
+
+@dataclass
+class McpCapture:
+    calls: list[ToolCall]
+    notes: list[ImportNote] = field(default_factory=list)
+
+
+def parse_mcp_file(data: bytes | bytearray, file: str) -> McpCapture:
+    """Read the bytes as JSON, JSON Lines or client log text, then import by shape."""
+    body = bytes(data).lstrip(b" \t\r\n")
+    if body.startswith(_BOM):
+        body = body[3:].lstrip(b" \t\r\n")
+    if not body:
+        raise RecordingError(file, "file is empty")
+    if body[:1] not in (b"{", b"["):
+        return _from_text(body, file)
     try:
         document: Any = load_json(data, file)
     except RecordingError as whole_error:
         # JSON Lines fails as one document with "Extra data" after its first line
-        if b"\n" not in data.strip() or "Extra data" not in whole_error.problem:
+        if b"\n" not in body.rstrip() or "Extra data" not in whole_error.problem:
             raise
-        document = load_json_lines(data, file)
+        return import_mcp(load_json_lines(data, file), file)
     return import_mcp(document, file)
 
 
-def import_mcp(document: Any, file: str) -> list[ToolCall]:
+def import_mcp(document: Any, file: str) -> McpCapture:
     if isinstance(document, dict):
-        if "calls" in document:
-            document = document["calls"]
-        elif "messages" in document:
-            document = document["messages"]
-        else:
-            raise RecordingError(file, 'expected {"calls": [...]}, a list of calls, or a JSON-RPC message log')
+        return _from_object(document, file)
     if not isinstance(document, list):
-        raise RecordingError(file, f"calls must be an array, got {type_name(document)}")
-    if any(isinstance(item, dict) and ("jsonrpc" in item or "message" in item) for item in document[:50]):
-        return _jsonrpc(document, file)
-    calls = [_echo_call(item, number, file) for number, item in enumerate(document)]
+        raise UnknownCapture(file, _found(document))
+    if not document:
+        return McpCapture([])
+    if looks_like_jsonrpc_log(document):
+        return McpCapture(*import_jsonrpc_log(document, file))
+    first = document[0]
+    if is_record(first):
+        return McpCapture(*import_records(document, file))
+    if is_session(first):
+        return McpCapture(import_sessions(document, file))
+    if isinstance(first, dict) and "interactions" in first:
+        return _concatenated_cassettes(document, file)
+    if isinstance(first, dict) and not ({"tool", "name"} & first.keys()):
+        raise UnknownCapture(file, _found(document))
+    return McpCapture(_echo_calls(document, file))
+
+
+def _from_object(document: dict[str, Any], file: str) -> McpCapture:
+    if is_cassette(document):
+        return McpCapture(*import_cassette(document, file))
+    if is_session(document):
+        return McpCapture(import_sessions([document], file))
+    if is_record(document):
+        return McpCapture(*import_records([document], file))  # a log of one record
+    if "calls" in document:
+        calls = document["calls"]
+        if not isinstance(calls, list):
+            raise RecordingError(file, f"calls must be an array, got {type_name(calls)}")
+        return McpCapture(_echo_calls(calls, file))
+    if "messages" in document:
+        messages = document["messages"]
+        if not isinstance(messages, list):
+            raise RecordingError(file, f"messages must be an array, got {type_name(messages)}")
+        return McpCapture(*import_jsonrpc_log(messages, file))
+    if "jsonrpc" in document or isinstance(document.get("message"), dict):
+        return McpCapture(*import_jsonrpc_log([document], file))  # a log of one message
+    if isinstance(document.get("log"), dict):
+        raise RecordingError(file, 'is a HAR file (a "log" object): HTTP traffic belongs in network.json or *.har')
+    raise UnknownCapture(file, _found(document))
+
+
+def _from_text(body: bytes, file: str) -> McpCapture:
+    if body[:1] in b'"-0123456789tfn':
+        try:
+            scalar = load_json(body, file)
+        except RecordingError:
+            pass  # not one JSON value: a client log starts with a timestamp
+        else:
+            raise UnknownCapture(file, _found(scalar))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnknownCapture(file, f"binary data (not valid UTF-8 at byte {exc.start})") from None
+    if not is_client_log(text):
+        first = text.split("\n", 1)[0].strip()
+        raise UnknownCapture(file, f"text whose first line is {first[:60]!r}")
+    return McpCapture(*import_client_log(text, file))
+
+
+def _concatenated_cassettes(documents: list[Any], file: str) -> McpCapture:
+    """Cassettes one per line (JSON Lines): each is its own session, ids kept apart by `~n`."""
+    merged = McpCapture([])
+    seen: set[str] = set()
+    for number, document in enumerate(documents):
+        calls, notes = import_cassette(expect_dict(document, file, f"cassette {number}"), file)
+        for call in calls:
+            base, suffix = call.id, 2
+            while call.id in seen:
+                call.id = f"{base}~{suffix}"
+                suffix += 1
+            seen.add(call.id)
+        merged.calls += calls
+        merged.notes += notes
+    return merged
+
+
+def _found(value: Any) -> str:
+    """What the document is, for an error that says what was found."""
+    if isinstance(value, dict):
+        return f"a JSON object with keys [{_keys(value)}]"
+    if isinstance(value, list):
+        first = value[0] if value else None
+        if isinstance(first, dict):
+            return f"an array of objects with keys [{_keys(first)}]"
+        return f"an array of {type_name(first)} values"
+    return f"a JSON {type_name(value).removeprefix('a ').removeprefix('an ')}"
+
+
+def _keys(value: dict[str, Any]) -> str:
+    names = [str(k)[:30] for k in list(value)[:8]]
+    return ", ".join(names) + (", …" if len(value) > 8 else "")
+
+
+def _echo_calls(items: list[Any], file: str) -> list[ToolCall]:
+    calls = [_echo_call(item, number, file) for number, item in enumerate(items)]
     seen: set[str] = set()
     for call in calls:
         if call.id in seen:
@@ -85,70 +208,3 @@ def _echo_call(item: Any, number: int, file: str) -> ToolCall:
         duration_ms=optional_number(item.get("durationMs"), file, f"{where}.durationMs"),
         extra=extra,
     )
-
-
-def _jsonrpc(items: list[Any], file: str) -> list[ToolCall]:
-    """Pair each `tools/call` request with its response by id; requests without one are kept."""
-    pending: dict[str, tuple[ToolCall, datetime | None]] = {}
-    other_requests: set[str] = set()
-    calls: list[ToolCall] = []
-    used_ids: set[str] = set()
-    for number, item in enumerate(items):
-        where = f"message {number}"
-        item = expect_dict(item, file, where)
-        timestamp = None
-        server = None
-        message = item
-        if "message" in item and "jsonrpc" not in item:
-            message = expect_dict(item["message"], file, f"{where}.message")
-            timestamp = parse_timestamp(item.get("timestamp"), file, f"{where}.timestamp")
-            server = optional_str(item.get("server"), file, f"{where}.server")
-        raw_id = message.get("id")
-        if raw_id is not None and (isinstance(raw_id, (bool, dict, list, float))):
-            raise RecordingError(file, f"{where}: id must be a string or an integer, got {type_name(raw_id)}")
-        key = None if raw_id is None else str(raw_id)
-        method = message.get("method")
-        if method is not None:
-            if not isinstance(method, str):
-                raise RecordingError(file, f"{where}: method must be a string")
-            if key is None:
-                continue  # a notification: nothing answers it
-            if method != "tools/call":
-                other_requests.add(key)
-                continue
-            params = expect_dict(message.get("params") or {}, file, f"{where}.params")
-            tool = params.get("name")
-            if not isinstance(tool, str) or not tool:
-                raise RecordingError(file, f'{where}: tools/call request {key} has no "name"')
-            arguments = expect_dict(params.get("arguments") or {}, file, f"{where}.params.arguments")
-            check_shape(arguments, file, f"{where}.params.arguments")
-            call_id = key
-            suffix = 2
-            while call_id in used_ids:  # ids reused across reconnects stay distinct
-                call_id = f"{key}~{suffix}"
-                suffix += 1
-            used_ids.add(call_id)
-            call = ToolCall(
-                id=call_id, server=server, tool=tool, arguments=arguments, answered=False, started_at=timestamp
-            )
-            calls.append(call)
-            pending[key] = (call, timestamp)
-        elif "result" in message or "error" in message:
-            if key is None:
-                raise RecordingError(file, f"{where}: a response without an id")
-            if key in other_requests:
-                other_requests.discard(key)
-                continue
-            if key not in pending:
-                raise RecordingError(file, f"{where}: response id {key} answers no request")
-            call, started = pending.pop(key)
-            result = message.get("result") if "result" in message else message.get("error")
-            check_shape(result, file, f"{where}.result")
-            call.result = result
-            call.answered = True
-            call.is_error = "error" in message or (isinstance(result, dict) and bool(result.get("isError")))
-            if started is not None and timestamp is not None:
-                call.duration_ms = (timestamp - started).total_seconds() * 1000
-        else:
-            raise RecordingError(file, f"{where}: neither a request nor a response: {json.dumps(message)[:80]}")
-    return calls

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ValidationError
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers.jsonload import check_shape, expect_dict, type_name
+from rlauto_core.importers.timestamps import epoch_to_iso
 from rlauto_core.recording import AnnotatorTask, DbDiff, RecordingMetadata, Session
 
 M = TypeVar("M", bound=BaseModel)
@@ -30,6 +31,10 @@ def import_task(document: Any, file: str = "task.json") -> tuple[RecordingMetada
     check_shape(document, file, "the document")
     raw_metadata = document.get("metadata")
     raw_metadata = {} if raw_metadata is None else expect_dict(raw_metadata, file, "metadata")
+    if "recordedAt" in raw_metadata:
+        # the document stays as recorded (task_json); the model reads epoch s/ms as ISO 8601
+        recorded_at = epoch_to_iso(raw_metadata["recordedAt"], file, "metadata.recordedAt")
+        raw_metadata = {**raw_metadata, "recordedAt": recorded_at}
     metadata = validate_model(RecordingMetadata, raw_metadata, file, "metadata")
     if "task" not in document:
         raise RecordingError(file, 'has no "task" object')
@@ -60,7 +65,8 @@ def import_task(document: Any, file: str = "task.json") -> tuple[RecordingMetada
 def import_session(document: Any, file: str = "session.json") -> Session:
     document = expect_dict(document, file, "the document")
     check_shape(document, file, "the document")
-    return validate_model(Session, document, file, "session")
+    stamps = {key: epoch_to_iso(document[key], file, key) for key in ("startedAt", "endedAt") if key in document}
+    return validate_model(Session, {**document, **stamps}, file, "session")
 
 
 def import_dbdiff(document: Any, file: str = "dbdiff.json") -> DbDiff:

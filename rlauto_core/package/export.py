@@ -16,7 +16,9 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from rlauto_core.errors import PackageError
+from rlauto_core.errors import PackageError, RecordingError
+from rlauto_core.importers.har import is_har
+from rlauto_core.importers.jsonload import load_json
 from rlauto_core.package.io import package_bytes
 from rlauto_core.package.models import TaskPackage
 from rlauto_core.redact import redact_json, redact_text
@@ -111,6 +113,20 @@ def _copy_archive(source: Path, out: zipfile.ZipFile, task_entry: str, task: byt
         _write_entry(out, task_entry, task)
 
 
+def _bare_entry_name(source_name: str, data: bytes) -> str:
+    """A bare HAR keeps its name; any other bare file is an MCP capture (a cassette, an SDK or
+    client log, an Inspector export) and becomes the package's `mcp_calls.json`, so the package
+    reads back as the MCP recording it was made from (formats.md section 1)."""
+    if not source_name.lower().endswith(".har"):
+        try:
+            document = load_json(data, source_name)
+        except RecordingError:
+            document = None  # JSON Lines or log text: not a HAR
+        if not is_har(document):
+            return "mcp_calls.json"
+    return sanitize_entry_name(source_name) or "network.har"
+
+
 def export_package(
     source: str | Path,
     package: TaskPackage,
@@ -136,7 +152,7 @@ def export_package(
                 _copy_archive(source, out, task_entry, task, redact_secrets)
             else:
                 data = source.read_bytes()
-                entry = sanitize_entry_name(PurePosixPath(name.replace("\\", "/")).name) or "network.har"
+                entry = _bare_entry_name(PurePosixPath(name.replace("\\", "/")).name, data)
                 _write_entry(out, entry, redact_entry(data) if redact_secrets else data)
                 _write_entry(out, "task.json", task)
         os.replace(tmp, target)

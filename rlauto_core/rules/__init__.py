@@ -5,6 +5,7 @@ from __future__ import annotations
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.recording import Mode, Recording
 from rlauto_core.rules import api, mcp
+from rlauto_core.rules.capture import import_flags
 from rlauto_core.rules.flags import Flag
 from rlauto_core.rules.profiles import (
     DEFAULT_PROFILE,
@@ -34,6 +35,7 @@ def run_rules(recording: Recording, evidence: Evidence, profile: str | RuleProfi
     flags += api.state_change_flags(evidence, rules)
     flags += api.annotator_flags(recording, evidence)
     flags += api.failure_flags(evidence, rules)
+    flags += import_flags(recording)
     if recording.mode is Mode.MCP:
         flags += mcp.cross_entity_flags(evidence, rules)
         flags += mcp.unread_check_flags(evidence, rules)

@@ -395,19 +395,6 @@ CASES: list[BadCase] = [
     ),
     # --- mcp_calls.json
     BadCase(
-        "mcp_orphan_response",
-        R,
-        lambda: recording(
-            mcp_calls__json=jsonrpc_lines(
-                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "notes_list"}},
-                {"jsonrpc": "2.0", "id": 1, "result": {"content": []}},
-                {"jsonrpc": "2.0", "id": 99, "result": {"content": []}},
-            )
-        ),
-        "mcp_calls.json",
-        ("answers no request", "orphan"),
-    ),
-    BadCase(
         "mcp_jsonl_bad_line_3",
         R,
         lambda: recording(

@@ -11,7 +11,11 @@ import pytest
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.importers import import_bytes, import_path
-from tests.importers.corpus import CASES, BadCase, write_case
+from tests.importers.corpus import CASES as BASE_CASES
+from tests.importers.corpus import BadCase, write_case
+from tests.importers.corpus_mcp import MCP_CASES
+
+CASES = BASE_CASES + MCP_CASES
 
 
 def snapshot(root: Path) -> list[tuple[str, int, int]]:

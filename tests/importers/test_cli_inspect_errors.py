@@ -25,7 +25,7 @@ CLI_CASES = [
     "task_10k_deep_array",
     "network_nan",
     "har_entry_without_request",
-    "mcp_orphan_response",
+    "mcp_call_without_tool",
     "over_max_upload",
 ]
 
