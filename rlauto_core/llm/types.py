@@ -9,12 +9,13 @@ from pydantic import BaseModel, Field
 
 
 class Role(StrEnum):
-    """The model roles of the pipeline; polish uses the analyzer's endpoint."""
+    """The model roles of the pipeline; polish uses the analyzer's endpoint; the phone agent its own."""
 
     ANALYZER = "analyzer"
     JUDGE = "judge"
     RUBRIC = "rubric"
     POLISH = "polish"
+    AGENT = "agent"
 
 
 class Message(BaseModel):
