@@ -2,10 +2,10 @@
 
 Object stores cannot append, so each event is its own object `events/{seq:08d}.json`, created
 exclusively: of two writers racing for a number exactly one wins and the other takes the next,
-so no number is written twice and none is skipped. `read(offset)` returns every event from
-`offset` on, in order: a page that reloads asks again from the offset it had (nothing lost), two
-pages reading one run both see every event (reading takes nothing away), and the sequence
-number makes a duplicate impossible to mistake for a new event.
+so no number is written twice and none is skipped. `read(offset)` returns the events from
+`offset` on, in order and without a gap: a page that reloads asks again from the offset it had
+(nothing lost), two pages reading one run both see every event (reading takes nothing away),
+and the sequence number makes a duplicate impossible to mistake for a new event.
 """
 
 from __future__ import annotations
@@ -63,18 +63,22 @@ class EventLog:
         self.append(event)
 
     def read(self, offset: int = 0, limit: int | None = None) -> list[LoggedEvent]:
-        """Events with `seq >= offset`, in order (at most `limit`); the next offset to ask for
-        is the last seq + 1."""
+        """Events with `seq >= offset`, in order and without a gap (at most `limit`); the next
+        offset to ask for is the last seq + 1. An event listed but not readable yet (an object
+        store's listing can run ahead of its reads) ends the answer: it comes with the next read."""
         if offset < 0:
             raise ValueError("offset must be 0 or more")
-        wanted = [n for n in self._sequence_numbers() if n >= offset]
-        if limit is not None:
-            wanted = wanted[:limit]
         out: list[LoggedEvent] = []
-        for seq in wanted:
+        for seq in (n for n in self._sequence_numbers() if n >= offset):
+            if seq != offset + len(out) or (limit is not None and len(out) >= limit):
+                break  # never skip a number: a reader must not miss the event still being written
             path = event_path(self.run_id, seq)
             try:
-                event = EVENT_ADAPTER.validate_json(self._storage.read_bytes(path))
+                data = self._storage.read_bytes(path)
+            except FileNotFoundError:
+                break
+            try:
+                event = EVENT_ADAPTER.validate_json(data)
             except (ValidationError, json.JSONDecodeError, ValueError) as exc:
                 raise EventLogError(f"{path}: not an agent event ({str(exc).splitlines()[0]})") from None
             out.append(LoggedEvent(seq=seq, event=event))

@@ -9,9 +9,9 @@ both call this module, so what pauses a run is exactly what a replay of its step
   count as a repeat and never break or reset a streak, so waiting on something slow is never cut.
 - A hint at the 3rd same action / same error in a row; it never stops anything.
 - A re-route (ask for another method, goal and history kept) when a streak reaches its loop
-  point (same action 4, same error 5, failures 7); at most 2 per segment, and a loop signature
-  that already earned one in the segment earns no other. A segment ends with a successful
-  state change different from the previous one: that resets every counter.
+  point (same action 4, same error 5, failures 7); at most 2 per segment, and a failure already
+  detected in the segment (same call, same error) earns no other. A segment ends with a
+  successful state change different from the previous one: that resets every counter.
 - A safety cap on model calls (default 200 since the start or the last resume) ends a run as
   `budget_exhausted`: a fault, not a result, and resumable.
 - A chat with no tool calls stops after 4 rounds in a row; a successful tool call resets that.
@@ -149,8 +149,10 @@ class RunPolicy:
         if step.is_observation:
             return []
         streaks: list[tuple[Fuse, int, str]] = []
+        key = action_key(step.tool, step.args)
+        # what was repeated, failure included: the same failure earns one re-route per segment
+        signature = f"{key}|{'ok' if step.ok else error_key(step.error)}"
         if step.changes_state:
-            key = action_key(step.tool, step.args)
             if step.ok and key != s.last_change:
                 s.segment_reroutes, s.segment_signatures = 0, []  # progress: a new segment
             s.same_action = s.same_action + 1 if key == s.last_change else 1
@@ -164,28 +166,26 @@ class RunPolicy:
             s.same_error = s.same_error + 1 if error == s.last_error else 1
             s.last_error = error
             streaks += [(Fuse.SAME_ERROR, s.same_error, error), (Fuse.FAILURES_IN_A_ROW, s.failures, error)]
-        return self._notices(streaks)
+        return self._notices(streaks, signature)
 
-    def _notices(self, streaks: list[tuple[Fuse, int, str]]) -> list[PolicyNotice]:
+    def _notices(self, streaks: list[tuple[Fuse, int, str]], signature: str) -> list[PolicyNotice]:
         s = self.state
-        notices = [
-            PolicyNotice(kind=NoticeKind.HINT, fuse=fuse, streak=count, detail=detail)
-            for fuse, count, detail in streaks
-            if count == HINT_AT and fuse is not Fuse.FAILURES_IN_A_ROW
-        ]
+        hinted = next(((f, c, d) for f, c, d in streaks if c == HINT_AT and f is not Fuse.FAILURES_IN_A_ROW), None)
+        # one hint a step: a failing tap repeated 3 times is both the same action and the same error
+        notices = (
+            [] if hinted is None else [PolicyNotice(kind=NoticeKind.HINT, fuse=hinted[0], streak=3, detail=hinted[2])]
+        )
         for fuse, count, detail in streaks:
             if count >= FUSE_AT[fuse]:
                 s.paused = fuse
                 return [*notices, PolicyNotice(kind=NoticeKind.PAUSE, fuse=fuse, streak=count, detail=detail)]
-        for fuse, count, detail in streaks:
-            signature = f"{fuse}:{detail}"
-            if count != REROUTE_AT[fuse] or signature in s.segment_signatures:
-                continue
+        detected = next(((f, c, d) for f, c, d in streaks if c == REROUTE_AT[f]), None)
+        if detected is not None and signature not in s.segment_signatures:
+            s.segment_signatures.append(signature)  # seen: repeating it never earns another
             if s.segment_reroutes < REROUTES_PER_SEGMENT:
                 s.segment_reroutes += 1
-                s.segment_signatures.append(signature)
+                fuse, count, detail = detected
                 notices.append(PolicyNotice(kind=NoticeKind.REROUTE, fuse=fuse, streak=count, detail=detail))
-            break
         return notices
 
     # -- a person stepped in ----------------------------------------------------------------

@@ -85,6 +85,7 @@ class Toolbox:
         screens: ScreenStore,
         *,
         secrets: tuple[str, ...] = (),
+        wait_cap_s: float = WAIT_CAP_S,
     ) -> None:
         self.phone = phone
         self.devices = devices
@@ -92,6 +93,7 @@ class Toolbox:
         self.run_id = run_id
         self.screens = screens
         self._secrets = secrets
+        self.wait_cap_s = wait_cap_s
         self._run: dict[str, Callable[[Any], ToolOutcome]] = {
             "list_devices": self._list_devices,
             "screenshot": self._screenshot,
@@ -127,9 +129,11 @@ class Toolbox:
             return self._failed(call.name, raw, f"invalid arguments: {problems}")
         try:
             return self._run[call.name](args)
+        except ToolFailed as exc:
+            return self._failed(call.name, raw, str(exc))
         except Exception as exc:
-            detail = str(exc) or type(exc).__name__
-            return self._failed(call.name, raw, f"{call.name} failed: {type(exc).__name__}: {detail}")
+            # no tool name in the text: the same fault under different tools is the same error
+            return self._failed(call.name, raw, f"{type(exc).__name__}: {str(exc) or 'no detail'}")
 
     def _failed(self, tool: str, args: dict[str, Any], error: str) -> ToolOutcome:
         error = scrub(" ".join(error.split()), self._secrets)[:_ERROR_CHARS]
@@ -172,9 +176,10 @@ class Toolbox:
         return self._done("ui_tree", args, tree.text, extra={"package": tree.package, "elements": tree.elements})
 
     def _wait(self, args: WaitArgs) -> ToolOutcome:
-        seconds = min(args.seconds, WAIT_CAP_S)
+        seconds = min(args.seconds, self.wait_cap_s)
         self.phone.sleep(seconds)
-        capped = f" (cut to the {WAIT_CAP_S:.0f} s cap; wait again if needed)" if args.seconds > WAIT_CAP_S else ""
+        cut = args.seconds > self.wait_cap_s
+        capped = f" (cut to the {self.wait_cap_s:g} s cap; wait again if needed)" if cut else ""
         return self._done("wait", args, f"waited {seconds:g} s{capped}")
 
     # -- actions ---------------------------------------------------------------------------

@@ -96,6 +96,13 @@ class _Script:
         return step(request) if callable(step) else dict(step)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that hangs up (a cancelled run, a timed-out call) is normal here, not news
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
 class FakeLlmServer:
     """Start with `with FakeLlmServer() as fake:`; `fake.base_url()` is the API root."""
 
@@ -108,7 +115,7 @@ class FakeLlmServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        self._httpd = _QuietServer(("127.0.0.1", port), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 

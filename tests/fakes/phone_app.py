@@ -36,6 +36,7 @@ class NotesApp:
         self.draft = ""
         self.focused = False
         self.taps_ignored = 0
+        self.typed_nowhere = 0
         self.swipes = 0
         self._lock = threading.RLock()
         self._rendered: dict[tuple[Any, ...], bytes] = {}
@@ -107,17 +108,17 @@ class NotesApp:
             self.screen, self.draft = "list", ""
 
     def type(self, text: str) -> None:
-        """Text pasted into the focused field; nothing focused is an error, as on a phone."""
+        """Text pasted into the focused field; with nothing focused it goes nowhere, as on a phone."""
         with self._lock:
-            if self.screen != "editor" or not self.focused:
-                raise LookupError("no input field has focus")
-            self.draft += text
+            if self.screen == "editor" and self.focused:
+                self.draft += text
+            else:
+                self.typed_nowhere += 1
 
     def clear(self) -> None:
         with self._lock:
-            if self.screen != "editor" or not self.focused:
-                raise LookupError("no input field has focus")
-            self.draft = ""
+            if self.screen == "editor" and self.focused:
+                self.draft = ""
 
     def press(self, key: str) -> None:
         with self._lock:
