@@ -7,7 +7,6 @@ import contextlib
 import socket
 import threading
 
-
 _QUICKACK = getattr(socket, "TCP_QUICKACK", None)
 
 
