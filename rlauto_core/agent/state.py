@@ -60,7 +60,7 @@ class Round(BaseModel):
 
     def digest(self) -> list[str]:
         """One line per tool call: what was done and how it went."""
-        results = {r.call_id: r.content for r in self.results}
+        results = {r.call_id: r.stale or r.content for r in self.results}
         lines = []
         for call in self.tool_calls:
             outcome = " ".join(results.get(call.id, "not executed").split())
