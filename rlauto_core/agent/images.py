@@ -33,17 +33,24 @@ class ScaledImage(BaseModel):
     source_height: int
 
 
-def _open(data: bytes) -> Image.Image:
+def _open(data: bytes, max_side: int | None = None) -> tuple[Image.Image, tuple[int, int]]:
+    """The decoded image (RGB) and its size as stored."""
     if not data:
         raise ImageError("the screenshot is empty")
     try:
         image = Image.open(io.BytesIO(data))
         if image.width * image.height > _MAX_PIXELS:
             raise ImageError(f"the screenshot is {image.width}x{image.height}, too large to be a screen")
+        size = image.size
+        if max_side is not None and image.format == "JPEG":
+            # decode a large JPEG at 1/2, 1/4 or 1/8 scale when that still covers `max_side`:
+            # most of the time of scaling a screenshot is its full-size decode
+            scale = max_side / max(image.width, image.height)
+            image.draft("RGB", (max(1, round(image.width * scale)), max(1, round(image.height * scale))))
         image.load()
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
         raise ImageError(f"the screenshot is not a readable image ({type(exc).__name__})") from None
-    return image.convert("RGB") if image.mode != "RGB" else image
+    return (image.convert("RGB") if image.mode != "RGB" else image), size
 
 
 def _fit(image: Image.Image, max_side: int) -> Image.Image:
@@ -52,7 +59,7 @@ def _fit(image: Image.Image, max_side: int) -> Image.Image:
         return image
     scale = max_side / longest
     size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-    return image.resize(size, Image.Resampling.BILINEAR)
+    return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
 
 
 def _jpeg(image: Image.Image, quality: int) -> bytes:
@@ -63,8 +70,8 @@ def _jpeg(image: Image.Image, quality: int) -> bytes:
 
 def scale_screenshot(data: bytes, max_bytes: int, max_side: int = MAX_SIDE) -> ScaledImage:
     """`data` (PNG or JPEG) as a JPEG of at most `max_bytes`."""
-    source = _open(data)
-    image = _fit(source, max_side)
+    decoded, source = _open(data, max_side)
+    image = _fit(decoded, max_side)
     while True:
         for quality in _QUALITIES:
             encoded = _jpeg(image, quality)
@@ -73,8 +80,8 @@ def scale_screenshot(data: bytes, max_bytes: int, max_side: int = MAX_SIDE) -> S
                     data=encoded,
                     width=image.width,
                     height=image.height,
-                    source_width=source.width,
-                    source_height=source.height,
+                    source_width=source[0],
+                    source_height=source[1],
                 )
         if max(image.width, image.height) <= 64:
             raise ImageError(f"the screenshot does not fit in {max_bytes} bytes even at 64 px")
@@ -83,6 +90,6 @@ def scale_screenshot(data: bytes, max_bytes: int, max_side: int = MAX_SIDE) -> S
 
 def thumbnail(data: bytes, width: int = THUMB_WIDTH) -> bytes:
     """A small JPEG of a screenshot for step cards."""
-    image = _open(data)
+    image, _ = _open(data)
     height = max(1, round(image.height * width / image.width))
     return _jpeg(image.resize((width, height), Image.Resampling.BILINEAR), 70)

@@ -173,6 +173,11 @@ def test_screenshots_scale_from_png_and_refuse_what_is_not_an_image() -> None:
     assert (scaled.source_width, scaled.source_height) == (1440, 3120)
     tiny = scale_screenshot(buffer.getvalue(), max_bytes=20_000)
     assert len(tiny.data) <= 20_000 and tiny.width < scaled.width
+    big = io.BytesIO()
+    Image.new("RGB", (2160, 4680), (200, 30, 30)).save(big, "JPEG")  # decoded at a reduced scale
+    from_big = scale_screenshot(big.getvalue(), max_bytes=200_000)
+    assert (from_big.width, from_big.height, from_big.source_width) == (591, 1280, 2160)
+    assert Image.open(io.BytesIO(from_big.data)).getpixel((10, 10)) == pytest.approx((200, 30, 30), abs=4)
     for bad in (b"", b"\xff\xd8 not really", b"GIF89a" + b"\x00" * 10):
         with pytest.raises(ImageError):
             scale_screenshot(bad, 200_000)
