@@ -127,13 +127,14 @@ class Toolbox:
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
             )
             return self._failed(call.name, raw, f"invalid arguments: {problems}")
+        counted = args.model_dump(mode="json", exclude_defaults=True)  # as a success would count it
         try:
             return self._run[call.name](args)
         except ToolFailed as exc:
-            return self._failed(call.name, raw, str(exc))
+            return self._failed(call.name, counted, str(exc))
         except Exception as exc:
             # no tool name in the text: the same fault under different tools is the same error
-            return self._failed(call.name, raw, f"{type(exc).__name__}: {str(exc) or 'no detail'}")
+            return self._failed(call.name, counted, f"{type(exc).__name__}: {str(exc) or 'no detail'}")
 
     def _failed(self, tool: str, args: dict[str, Any], error: str) -> ToolOutcome:
         error = scrub(" ".join(error.split()), self._secrets)[:_ERROR_CHARS]
@@ -262,7 +263,9 @@ class Toolbox:
                 "report_task", report, "completion accepted: the run ends", report=report, completion=check
             )
         problems = "; ".join(check.problems)
-        outcome = self._failed("report_task", report.model_dump(mode="json"), f"completion refused: {problems}")
+        outcome = self._failed(
+            "report_task", report.model_dump(mode="json", exclude_defaults=True), f"completion refused: {problems}"
+        )
         return outcome.model_copy(update={"report": report, "completion": check})
 
     def _request_takeover(self, args: TakeoverArgs) -> ToolOutcome:
