@@ -106,7 +106,7 @@ def main() -> None:
     ):
         fake.script("agent", _script(args.rounds, args.latency))
         settings = AgentSettings(
-            _env_file=None,  # type: ignore[call-arg]
+            _env_file=None,
             base_url=fake.base_url(),
             model="agent",
             api_key=SecretStr("sk-bench"),

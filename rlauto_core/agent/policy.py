@@ -191,17 +191,9 @@ class RunPolicy:
     # -- a person stepped in ----------------------------------------------------------------
     def new_segment(self) -> None:
         """Streaks and re-routes start over (after a takeover, or on resume)."""
-        self.state = self.state.model_copy(
-            update={
-                "last_change": None,
-                "same_action": 0,
-                "last_error": None,
-                "same_error": 0,
-                "failures": 0,
-                "segment_reroutes": 0,
-                "segment_signatures": [],
-            }
-        )
+        s = self.state  # in place: the run's saved state holds this very object
+        s.last_change, s.same_action, s.last_error, s.same_error, s.failures = None, 0, None, 0, 0
+        s.segment_reroutes, s.segment_signatures = 0, []
 
     def resume(self) -> None:
         """Resume after a pause or `budget_exhausted`: a fresh segment and a fresh safety cap."""

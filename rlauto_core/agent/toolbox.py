@@ -7,6 +7,7 @@ an unknown tool, broken JSON or invalid arguments come back to the model as a to
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -37,6 +38,7 @@ from rlauto_core.steps.models import Selector
 from rlauto_core.steps.phone import Phone
 from rlauto_core.storage import Storage
 
+log = logging.getLogger("rlauto.agent")
 FIND_TIMEOUT_S = 3.0
 UI_TREE_MAX_CHARS = 8000
 _ERROR_CHARS = 400
@@ -186,6 +188,7 @@ class Toolbox:
     # -- actions ---------------------------------------------------------------------------
     def _tap(self, args: TapArgs) -> ToolOutcome:
         if args.x is not None and args.y is not None:
+            log.warning("run %s: tap by coordinates (%d, %d), the last resort", self.run_id, args.x, args.y)
             self.phone.click(args.x, args.y)
             text = (
                 f"tapped ({args.x}, {args.y}) by coordinates: the last resort, prefer text, resource_id or description"

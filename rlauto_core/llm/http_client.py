@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import certifi
 import httpx
@@ -106,7 +106,7 @@ class HttpModelClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> HttpModelClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

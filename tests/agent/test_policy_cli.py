@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 CLI = [sys.executable, "-c", "from flows.cli import main; main()", "agent", "policy"]
 
 
@@ -54,6 +56,7 @@ def test_state_changing_decides_when_given_and_a_resume_line_starts_over(tmp_pat
     }
 
 
+@pytest.mark.slow  # nine processes
 def test_bad_logs_exit_2_with_one_line_naming_the_file_and_line(tmp_path: Path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text(_line() + "\n{not json\n")

@@ -49,7 +49,8 @@ class FakeAdbServer:
         self._server.server_bind()
         self._server.server_activate()
         self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-adb", daemon=True)
+        # poll 20x a second: shutdown() waits one poll, and every test stops a server
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-adb", daemon=True)
 
     def __enter__(self) -> FakeAdbServer:
         self._thread.start()

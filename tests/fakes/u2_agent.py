@@ -57,7 +57,7 @@ class FakeAgent:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = int(self.server.server_address[1])
-        threading.Thread(target=self.server.serve_forever, name="fake-u2-agent", daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), name="fake-u2-agent", daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()
