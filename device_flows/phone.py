@@ -14,6 +14,7 @@ from typing import Any
 
 import adbutils
 
+from rlauto_core.agent import DeviceInfo
 from rlauto_core.gesture import STEP_MS, Screen
 from rlauto_core.steps import Element, PhoneError, Selector, ShellResult
 
@@ -38,6 +39,20 @@ def open_device(serial: str, client: adbutils.AdbClient | None = None) -> adbuti
         listed = ", ".join(s for s in serials if s) or "none"
         raise PhoneError(f"device {serial} is not connected (connected: {listed})")
     return client.device(serial)
+
+
+class AdbDirectory:
+    """The phones the ADB server sees, for the agent's `list_devices` tool."""
+
+    def __init__(self, client: adbutils.AdbClient | None = None) -> None:
+        self._client = client or adb_client()
+
+    def list_devices(self) -> list[DeviceInfo]:
+        try:
+            infos = self._client.list(extended=True)
+        except adbutils.AdbError as exc:
+            raise PhoneError(f"ADB server at {self._client.host}:{self._client.port} unreachable: {exc}") from None
+        return [DeviceInfo(serial=i.serial, state=i.state, model=i.tags.get("model", "")) for i in infos]
 
 
 def screen_of(device: adbutils.AdbDevice) -> Screen:
@@ -147,6 +162,9 @@ class U2Phone:
         if not data:
             raise PhoneError(f"device {self._serial}: screenshot came back empty")
         return base64.b64decode(data)
+
+    def dump_hierarchy(self) -> str:
+        return str(self.u2.dump_hierarchy(compressed=False))
 
     def shell(self, command: str, timeout_s: float) -> ShellResult:
         result = self._device.shell2(command, timeout=timeout_s)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flows.cli import (
+    agent_cmd,  # noqa: F401  (registers its command)
     dashboard_cmd,  # noqa: F401  (registers its command)
     gesture_cmd,  # noqa: F401  (registers its command)
     inspect_cmd,  # noqa: F401  (registers its command)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from functools import cache
-from typing import Any
+from typing import Any, Self, TypeVar
 
 import certifi
 import httpx
@@ -33,8 +33,9 @@ from rlauto_core.llm.wire import MalformedAnswer, WireRequest, build_request, pa
 from rlauto_core.redact import redact_text
 
 log = logging.getLogger("rlauto.llm")
+R = TypeVar("R")
 
-_CONTEXT_MARKERS = (
+CONTEXT_MARKERS = (
     "context_length_exceeded",
     "maximum context length",
     "context length",
@@ -105,7 +106,7 @@ class HttpModelClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> HttpModelClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -113,12 +114,16 @@ class HttpModelClient:
 
     def complete(self, messages: list[Message], *, json_output: bool = False) -> ModelReply:
         request = build_request(self._endpoint, messages, json_output=json_output)
+        reply, attempts = self._with_retries(lambda: self._send(request))
+        reply.attempts = attempts
+        return reply
+
+    def _with_retries(self, attempt: Callable[[], R]) -> tuple[R, int]:
+        """`attempt()` until it does not raise a transient error, with backoff; (result, tries)."""
         failures = 0
         while True:
             try:
-                reply = self._send(request)
-                reply.attempts = failures + 1
-                return reply
+                return attempt(), failures + 1
             except TransientModelError as exc:
                 failures += 1
                 limit = self._retry.max_retry_after_seconds
@@ -165,11 +170,18 @@ class HttpModelClient:
         try:
             with self._gate():
                 response = self._http.post(url, json=request.payload(self._rejected))
-        except httpx.TimeoutException as exc:
-            raise TransientModelError(str(self.role), self.endpoint_host, f"timed out ({type(exc).__name__})") from exc
-        except httpx.TransportError as exc:
-            problem = f"connection failed ({type(exc).__name__}: {redact_text(str(exc), self._secrets())[:200]})"
-            raise TransientModelError(str(self.role), self.endpoint_host, problem) from exc
+        except (httpx.TimeoutException, httpx.TransportError) as exc:
+            raise self._transport_error(exc) from exc
+        self._log_status(response, started)
+        return response
+
+    def _transport_error(self, exc: httpx.HTTPError) -> TransientModelError:
+        if isinstance(exc, httpx.TimeoutException):
+            return TransientModelError(str(self.role), self.endpoint_host, f"timed out ({type(exc).__name__})")
+        problem = f"connection failed ({type(exc).__name__}: {redact_text(str(exc), self._secrets())[:200]})"
+        return TransientModelError(str(self.role), self.endpoint_host, problem)
+
+    def _log_status(self, response: httpx.Response, started: float) -> None:
         log.info(
             "%s model at %s: HTTP %d in %.0f ms",
             self.role,
@@ -177,7 +189,6 @@ class HttpModelClient:
             response.status_code,
             (time.monotonic() - started) * 1000,
         )
-        return response
 
     def _reply(self, response: httpx.Response) -> ModelReply:
         try:
@@ -234,7 +245,7 @@ class HttpModelClient:
             return TransientModelError(
                 role, host, f"{what}: {detail}" if detail else what, status=status, retry_after=retry_after
             )
-        if status in (400, 413) and any(m in detail.lower() for m in _CONTEXT_MARKERS):
+        if status in (400, 413) and any(m in detail.lower() for m in CONTEXT_MARKERS):
             return ContextTooLongError(
                 role,
                 host,

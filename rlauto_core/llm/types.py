@@ -12,12 +12,13 @@ if TYPE_CHECKING:
 
 
 class Role(StrEnum):
-    """The model roles of the pipeline; polish uses the analyzer's endpoint."""
+    """The model roles of the pipeline; polish uses the analyzer's endpoint; the phone agent its own."""
 
     ANALYZER = "analyzer"
     JUDGE = "judge"
     RUBRIC = "rubric"
     POLISH = "polish"
+    AGENT = "agent"
 
 
 class Message(BaseModel):

@@ -75,6 +75,9 @@ class Phone(Protocol):
     def screenshot(self) -> bytes:
         """JPEG or PNG bytes of the current screen."""
 
+    def dump_hierarchy(self) -> str:
+        """The UI hierarchy as uiautomator's XML dump (the agent's `ui_tree` compresses it)."""
+
     def shell(self, command: str, timeout_s: float) -> ShellResult: ...
 
     def keep_screen(self, on: bool) -> None: ...

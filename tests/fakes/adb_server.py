@@ -1,8 +1,9 @@
 """A fake ADB server on loopback, speaking the ADB host protocol, with fake phones behind it.
 
 The real `adbutils.AdbClient(host="127.0.0.1", port=server.port)` talks to it, and so does
-the real uiautomator2 client: its JSON-RPC over HTTP reaches `FakeAgent` through the
-`tcp:9008` service, which this server pipes to the agent's loopback port.
+the real uiautomator2 client: its JSON-RPC over HTTP reaches `FakeAgent` (u2_agent.py) through
+the `tcp:9008` service, which this server pipes to the agent's loopback port. A phone may carry
+a simulated app (phone_app.py) whose screens its UI dumps and screenshots show.
 
 Supported: host:version, host:kill, host:devices, host:devices-l, host:transport:SERIAL,
 host:tport:serial:SERIAL, host-serial:SERIAL:(get-state|features|forward...|list-forward),
@@ -13,197 +14,19 @@ tcp:PORT. Everything listens on 127.0.0.1 only.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import io
-import json
 import re
 import socket
 import socketserver
 import threading
 import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any
 
+from tests.fakes.fake_phone import FakePhone
 from tests.fakes.pipes import splice
+from tests.fakes.u2_agent import FakeAgent
+
+__all__ = ["FakeAdbServer", "FakeAgent", "FakePhone"]
 
 TRACE_TIME = re.compile(rb"^\[\s*(\d+\.\d+)\]")
-
-
-@dataclass
-class FakePhone:
-    """What one device answers: its screen, input devices, canned touch trace and UI."""
-
-    serial: str
-    caps: str = ""
-    trace: str = ""
-    trace_speed: float = 1.0  # 2.0 replays the trace twice as fast as recorded
-    size: tuple[int, int] = (1080, 2340)
-    rotation: int = 0
-    screen_on: bool = False
-    elements: list[dict[str, Any]] = field(default_factory=list)  # {"text", "resourceId", "bounds"}
-    commands: list[str] = field(default_factory=list)
-    rpc_calls: list[tuple[str, Any]] = field(default_factory=list)
-    streams_closed_by_client: int = 0
-    clipboard: str = ""
-    typed: list[str] = field(default_factory=list)
-
-    def shell_output(self, command: str) -> bytes:
-        """Output of a short shell command (anything not listed succeeds silently)."""
-        if command.startswith("getevent") and ("-lp" in command or "-p" in command.split()):
-            return self.caps.encode()
-        if command == "wm size":
-            return f"Physical size: {self.size[0]}x{self.size[1]}\n".encode()
-        if command == "dumpsys display":
-            return f"  mOverrideDisplayInfo=DisplayInfo{{real 1080 x 2340, orientation={self.rotation}}}\n".encode()
-        if command.startswith("dumpsys power"):
-            state = "Awake" if self.screen_on else "Asleep"
-            return f"mWakefulness={state}\nmHoldingDisplaySuspendBlocker={str(self.screen_on).lower()}\n".encode()
-        if command in ("input keyevent 224", "input keyevent WAKEUP", "input keyevent KEYCODE_WAKEUP"):
-            self.screen_on = True
-            return b""
-        if command.startswith("toybox md5sum ") or command.startswith("md5 "):
-            return self._md5(command.split()[-1])
-        if command.startswith("getprop"):
-            return b"fake\n"
-        return b""
-
-    def _md5(self, remote: str) -> bytes:
-        # The agent "is installed": answer with the hash of the jar uiautomator2 would push.
-        import uiautomator2
-
-        jar = Path(uiautomator2.__file__).parent / "assets" / "u2.jar"
-        digest = hashlib.md5(jar.read_bytes()).hexdigest() if jar.exists() else "0" * 32
-        return f"{digest}  {remote}\n".encode()
-
-
-class FakeAgent:
-    """The uiautomator2 device agent's HTTP JSON-RPC, on a loopback port."""
-
-    def __init__(self, phone: FakePhone) -> None:
-        self.phone = phone
-        agent = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                body = b"pong" if self.path == "/ping" else b"{}"
-                self._send(body)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                request = json.loads(self.rfile.read(length) or b"{}")
-                try:
-                    result = agent.call(request.get("method", ""), request.get("params") or [])
-                    reply = {"jsonrpc": "2.0", "id": request.get("id"), "result": result}
-                except LookupError as exc:
-                    reply = {"jsonrpc": "2.0", "id": request.get("id"), "error": {"code": -32601, "message": str(exc)}}
-                self._send(json.dumps(reply).encode())
-
-            def _send(self, body: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = int(self.server.server_address[1])
-        threading.Thread(target=self.server.serve_forever, name="fake-u2-agent", daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _match(self, selector: dict[str, Any]) -> dict[str, Any] | None:
-        keys = ("text", "resourceId", "description", "className")
-        wanted = {k: selector[k] for k in keys if selector.get(k)}
-        found = [e for e in self.phone.elements if all(e.get(k) == v for k, v in wanted.items())]
-        instance = int(selector.get("instance") or 0)
-        return found[instance] if len(found) > instance else None
-
-    def _hierarchy(self) -> str:
-        nodes = "".join(
-            '<node index="{i}" text="{text}" resource-id="{rid}" class="{cls}" content-desc="{desc}" '
-            'package="com.example" bounds="[{b[0]},{b[1]}][{b[2]},{b[3]}]" enabled="true" />'.format(
-                i=i,
-                text=e.get("text", ""),
-                rid=e.get("resourceId", ""),
-                cls=e.get("className", "android.widget.TextView"),
-                desc=e.get("description", ""),
-                b=e["bounds"],
-            )
-            for i, e in enumerate(self.phone.elements)
-        )
-        return (
-            "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
-            f'<hierarchy rotation="{self.phone.rotation}"><node index="0" text="" class="android.widget.FrameLayout" '
-            f'package="com.example" bounds="[0,0][{self.phone.size[0]},{self.phone.size[1]}]">{nodes}</node></hierarchy>'
-        )
-
-    def call(self, method: str, params: Any) -> Any:
-        phone = self.phone
-        phone.rpc_calls.append((method, params))
-        width, height = phone.size if phone.rotation % 2 == 0 else phone.size[::-1]
-        if method == "deviceInfo":
-            return {
-                "currentPackageName": "com.example",
-                "displayWidth": width,
-                "displayHeight": height,
-                "displayRotation": phone.rotation,
-                "screenOn": phone.screen_on,
-                "sdkInt": 33,
-                "productName": "fake",
-                "naturalOrientation": True,
-            }
-        if method == "wakeUp":
-            phone.screen_on = True
-            return True
-        if method in ("click", "swipe", "swipePoints", "drag", "injectInputEvent", "pressKey", "pressKeyCode"):
-            return True
-        if method == "waitForExists":
-            return self._match(params[0]) is not None
-        if method == "waitUntilGone":
-            return self._match(params[0]) is None
-        if method == "objInfo":
-            element = self._match(params[0])
-            if element is None:
-                raise LookupError("uiautomator.UiObjectNotFoundException: not found")
-            left, top, right, bottom = element["bounds"]
-            return {
-                "bounds": {"left": left, "top": top, "right": right, "bottom": bottom},
-                "text": element.get("text", ""),
-                "className": element.get("className", ""),
-            }
-        if method == "dumpWindowHierarchy":
-            return self._hierarchy()
-        if method == "takeScreenshot":
-            return base64.b64encode(_tiny_jpeg(width, height)).decode()
-        if method == "setClipboard":
-            phone.clipboard = params[1]
-            return None
-        if method == "getClipboard":
-            return phone.clipboard
-        if method == "pasteClipboard":
-            phone.typed.append(phone.clipboard)
-            return None
-        if method == "clearInputText":
-            phone.typed.append("")
-            return None
-        raise LookupError(f"method {method} not implemented by the fake agent")
-
-
-def _tiny_jpeg(width: int, height: int) -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.new("RGB", (max(1, width // 20), max(1, height // 20)), (30, 90, 160)).save(buffer, "JPEG")
-    return buffer.getvalue()
 
 
 class FakeAdbServer:
@@ -226,7 +49,8 @@ class FakeAdbServer:
         self._server.server_bind()
         self._server.server_activate()
         self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-adb", daemon=True)
+        # poll 20x a second: shutdown() waits one poll, and every test stops a server
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-adb", daemon=True)
 
     def __enter__(self) -> FakeAdbServer:
         self._thread.start()
@@ -384,6 +208,8 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes | None:
 
 def _pipe(client: socket.socket, upstream: socket.socket) -> None:
     """Copy both ways until either side closes (the `tcp:` forward to the agent)."""
-
+    # without NODELAY each relayed request waits out Nagle + delayed ACK (~40 ms a call)
+    for sock in (client, upstream):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     splice(client, upstream, half_close=True).join(timeout=10)
     upstream.close()

@@ -18,9 +18,18 @@ script file) or, in-process only, a callable taking the `RecordedRequest` and re
   {"drop": true}                  close the connection without answering
   {"delay": SECONDS, ...}         wait first (slower than the client's timeout), then the rest
   {"usage": {...}}                override the reported token usage
+  {"tool_calls": [...], "reasoning": "..."}   tool calls and reasoning (see `llm_answers`)
+  {"cut_stream": true}            a streamed answer that stops halfway (the connection closes)
+  {"echo_auth": true, "status": N}  an error whose message repeats the Authorization header
+
+A request with `"stream": true` is answered with server-sent events (chat chunks ending in
+`data: [DONE]`, or Responses API events ending in `response.completed`); chat chunks carry usage
+only when the request asks for it with `stream_options.include_usage`.
 
 `reject_json_mode: [roles]` makes those roles answer 400 to any request carrying
 `response_format` (chat) or `text.format` (responses), without consuming a step.
+`reject_stream_options: {role: status}` makes those roles answer that status (400, 422) to any
+request carrying `stream_options`, without consuming a step and without naming the parameter.
 
 Every request is logged (path, headers, body, role, via_proxy) and counted per role. Control
 endpoints for use from another process: GET /_fake/health, GET /_fake/requests,
@@ -28,7 +37,8 @@ GET /_fake/counts, GET /_fake/stats (max_in_flight), PUT /_fake/script (a script
 
 Standalone: `python -m tests.fakes.llm_server --port P --script FILE` prints
 `READY http://127.0.0.1:P` on stdout once it listens; the script file is
-`{"roles": {ROLE: [STEP, ...]}, "models": {NAME: ROLE}, "reject_json_mode": [ROLE]}`.
+`{"roles": {ROLE: [STEP, ...]}, "models": {NAME: ROLE}, "reject_json_mode": [ROLE],
+"reject_stream_options": {ROLE: STATUS}}`.
 """
 
 from __future__ import annotations
@@ -36,49 +46,29 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import re
 import signal
 import socket
 import sys
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.fakes.llm_answers import (
+    chat_body,
+    content_of,
+    responses_body,
+    stream_events,
+    tool_calls_of,
+    write_events,
+)
+from tests.fakes.llm_requests import RecordedRequest, analyzer_answer, draft_in
+
+__all__ = ["FakeLlmServer", "RecordedRequest", "Step", "analyzer_answer", "draft_in"]
+
 Step = dict[str, Any] | Callable[["RecordedRequest"], dict[str, Any]]
-
-
-@dataclass
-class RecordedRequest:
-    role: str
-    api: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-    via_proxy: bool = False
-    at: float = field(default_factory=time.time)
-
-    def prompt_text(self) -> str:
-        """Every message, input and instruction text of the request, joined."""
-        if not isinstance(self.body, dict):
-            return str(self.body)
-        parts: list[str] = []
-        if isinstance(self.body.get("instructions"), str):
-            parts.append(self.body["instructions"])
-        for message in self.body.get("messages") or self.body.get("input") or []:
-            if isinstance(message, dict):
-                content = message.get("content")
-                parts.append(content if isinstance(content, str) else json.dumps(content))
-        return "\n".join(parts)
-
-    def messages(self) -> list[dict[str, Any]]:
-        if not isinstance(self.body, dict):
-            return []
-        found = self.body.get("messages") or self.body.get("input") or []
-        return [m for m in found if isinstance(m, dict)]
 
 
 class _Script:
@@ -86,12 +76,14 @@ class _Script:
         self.roles: dict[str, list[Step]] = {}
         self.models: dict[str, str] = {}
         self.reject_json_mode: set[str] = set()
+        self.reject_stream_options: dict[str, int] = {}
         self.positions: dict[str, int] = {}
 
     def load(self, data: dict[str, Any]) -> None:
         self.roles = {role: list(steps) for role, steps in (data.get("roles") or {}).items()}
         self.models = dict(data.get("models") or {})
         self.reject_json_mode = set(data.get("reject_json_mode") or [])
+        self.reject_stream_options = {r: int(s) for r, s in (data.get("reject_stream_options") or {}).items()}
         self.positions = {}
 
     def next_step(self, role: str, request: RecordedRequest) -> dict[str, Any]:
@@ -102,6 +94,13 @@ class _Script:
         self.positions[role] = index + 1
         step = steps[min(index, len(steps) - 1)]
         return step(request) if callable(step) else dict(step)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that hangs up (a cancelled run, a timed-out call) is normal here, not news
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 class FakeLlmServer:
@@ -116,7 +115,7 @@ class FakeLlmServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        self._httpd = _QuietServer(("127.0.0.1", port), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -162,6 +161,10 @@ class FakeLlmServer:
         with self._lock:
             self._script.reject_json_mode = set(roles)
 
+    def reject_stream_options(self, *roles: str, status: int = 400) -> None:
+        with self._lock:
+            self._script.reject_stream_options = dict.fromkeys(roles, status)
+
     def requests(self, role: str | None = None) -> list[RecordedRequest]:
         with self._lock:
             return [r for r in self._log if role is None or r.role == role]
@@ -205,7 +208,10 @@ class FakeLlmServer:
     def _step(self, role: str, request: RecordedRequest) -> dict[str, Any]:
         with self._lock:
             rejects = role in self._script.reject_json_mode
+            stream_status = self._script.reject_stream_options.get(role)
         body = request.body if isinstance(request.body, dict) else {}
+        if stream_status is not None and "stream_options" in body:
+            return {"status": stream_status, "error": "Unrecognized request argument supplied"}
         asks_json = "response_format" in body or "format" in (body.get("text") or {})
         if rejects and asks_json:
             param = "response_format" if request.api == "chat" else "text.format"
@@ -331,11 +337,10 @@ class FakeLlmServer:
                     return
                 if "status" in step:
                     headers = {"Retry-After": str(step["retry_after"])} if "retry_after" in step else {}
-                    error = {
-                        "message": step.get("error", f"fake error {step['status']}"),
-                        "type": "fake_error",
-                        "param": step.get("param"),
-                    }
+                    message = step.get("error", f"fake error {step['status']}")
+                    if step.get("echo_auth"):  # a careless gateway repeating what it was sent
+                        message += f" (received Authorization: {request.headers.get('authorization', '')})"
+                    error = {"message": message, "type": "fake_error", "param": step.get("param")}
                     self._send_json(int(step["status"]), {"error": error}, headers)
                     return
                 if step.get("echo_draft"):
@@ -344,108 +349,23 @@ class FakeLlmServer:
                     except (ValueError, KeyError) as exc:
                         self._send_json(400, {"error": {"message": f"fake server: echo_draft: {exc}"}})
                         return
-                text, refusal = _content(step)
+                text, refusal = content_of(step)
                 usage = step.get("usage") or {
                     "prompt_tokens": len(request.prompt_text()) // 4 + 1,
                     "completion_tokens": len(text) // 4 + 1,
                 }
-                model = request.body.get("model", "") if isinstance(request.body, dict) else ""
-                self._send_json(
-                    200,
-                    _chat(model, text, refusal, usage) if api == "chat" else _responses(model, text, refusal, usage),
-                )
+                body = request.body if isinstance(request.body, dict) else {}
+                model = str(body.get("model", ""))
+                calls = tool_calls_of(step, f"call_{server.calls(request.role)}")
+                if body.get("stream"):
+                    events = stream_events(api, model, text, step, usage, calls, body)
+                    if not write_events(self, events, cut=bool(step.get("cut_stream"))):
+                        self.close_connection = True
+                    return
+                make = chat_body if api == "chat" else responses_body
+                self._send_json(200, make(model, text, refusal, usage, calls))
 
         return Handler
-
-
-_DRAFT_BLOCK = re.compile(r"=== DRAFT PACKAGE[^\n]*===\n(.*?)\n\n?=== ", re.DOTALL)
-
-
-def draft_in(request: RecordedRequest) -> dict[str, Any]:
-    """The offline draft package an analyzer prompt carries."""
-    found = _DRAFT_BLOCK.search(request.prompt_text())
-    if not found:
-        raise ValueError("the request carries no DRAFT PACKAGE block")
-    return json.loads(found.group(1))  # type: ignore[no-any-return]
-
-
-def analyzer_answer(draft: dict[str, Any]) -> dict[str, Any]:
-    """The AnalyzerResult of a model that agrees with the draft (checkers kept by key)."""
-    return {
-        "recommended_instruction": draft["instruction"],
-        "recommended_groups": [
-            {"title": g["title"], "description": g["description"], "calls": g["call_ids"]} for g in draft["groups"]
-        ],
-        "recommended_rubrics": [
-            {
-                "title": r["title"],
-                "description": r["description"],
-                "max_score": r["max_score"],
-                "checker_key": r["checker_key"],
-            }
-            for r in draft["rubrics"]
-        ],
-        "golden_trajectory": draft["golden_call_ids"],
-        "evidence_limits": [],
-    }
-
-
-def _content(step: dict[str, Any]) -> tuple[str, str | None]:
-    if "json" in step:
-        return json.dumps(step["json"], ensure_ascii=False), None
-    if "fenced" in step:
-        body = json.dumps(step["fenced"], ensure_ascii=False, indent=2)
-        return (
-            f"Sure! Here is the result you asked for:\n```json\n{body}\n```\nLet me know if you need more.",
-            None,
-        )
-    if "broken" in step:
-        whole = json.dumps(step["broken"], ensure_ascii=False)
-        return whole[:-1].rstrip() + ",", None  # drop the last bracket, leave a trailing comma
-    if "refusal" in step:
-        return "", str(step["refusal"])
-    return str(step.get("text", "")), None
-
-
-def _usage_numbers(usage: dict[str, Any]) -> tuple[int, int]:
-    return int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-
-
-def _chat(model: str, text: str, refusal: str | None, usage: dict[str, Any]) -> dict[str, Any]:
-    prompt, completion = _usage_numbers(usage)
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": None if refusal else text, "refusal": refusal},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        },
-    }
-
-
-def _responses(model: str, text: str, refusal: str | None, usage: dict[str, Any]) -> dict[str, Any]:
-    prompt, completion = _usage_numbers(usage)
-    part = {"type": "refusal", "refusal": refusal} if refusal else {"type": "output_text", "text": text}
-    return {
-        "id": "resp-fake",
-        "object": "response",
-        "status": "completed",
-        "model": model,
-        "output": [
-            {"type": "reasoning", "summary": []},
-            {"type": "message", "role": "assistant", "content": [part]},
-        ],
-        "usage": {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion},
-    }
 
 
 def main(argv: list[str] | None = None) -> None:

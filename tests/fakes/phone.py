@@ -76,6 +76,10 @@ class RecordingPhone:
         self._log("screenshot")
         return b"\xff\xd8fake-jpeg"
 
+    def dump_hierarchy(self) -> str:
+        self._log("dump_hierarchy")
+        return '<?xml version="1.0" ?><hierarchy rotation="0" />'
+
     def shell(self, command: str, timeout_s: float) -> ShellResult:
         self._log("shell", command, timeout_s)
         return self.shell_result

@@ -1,0 +1,313 @@
+"""The agent loop: the model and the tools, round after round, until the run policy ends it.
+
+`AgentLoop.start(run_id, instruction)` begins a run, `AgentLoop.resume(run_id, note)` goes on
+with a paused, budget_exhausted, stopped or failed one where it stopped. Each round: the
+checkpoint (a cancel stops here), the safety cap, the request (bounded context), one streamed
+answer inside a heartbeat, then its tool calls (`turn.run_tools`), then the state is saved.
+An accepted completion ends the run at once, without another model round. Everything that
+happens is an event in the sink; nothing here knows about Prefect.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from rlauto_core.agent import prompts
+from rlauto_core.agent.context import compose
+from rlauto_core.agent.conversation import REASONING_CHARS, ConversationMessage, ConversationStore
+from rlauto_core.agent.events import (
+    RESUMABLE,
+    AssistantText,
+    EventSink,
+    ModelCalled,
+    Outcome,
+    Reasoning,
+    RunEnded,
+    RunStarted,
+)
+from rlauto_core.agent.events import (
+    Heartbeat as HeartbeatEvent,
+)
+from rlauto_core.agent.heartbeat import HEARTBEAT_S, Checkpoint, Heartbeat, StopRequested, WaitingOn
+from rlauto_core.agent.layout import step_log_path
+from rlauto_core.agent.policy import Fuse, Resumed, RunPolicy
+from rlauto_core.agent.screens import ScreenStore
+from rlauto_core.agent.settings import AgentSettings
+from rlauto_core.agent.state import Round, RunState, RunStore
+from rlauto_core.agent.step_log import StepLog
+from rlauto_core.agent.takeover import TakeoverHook
+from rlauto_core.agent.tool_args import tool_specs
+from rlauto_core.agent.toolbox import DeviceDirectory, Toolbox
+from rlauto_core.agent.turn import ActiveRun, TurnEnd, run_tools
+from rlauto_core.errors import ConfigError
+from rlauto_core.llm.stream_parse import OnDelta
+from rlauto_core.llm.tool_types import ChatItem, ToolSpec, TurnReply
+from rlauto_core.llm.types import TokenUsage
+from rlauto_core.redact import redact_text
+from rlauto_core.steps.phone import Phone
+from rlauto_core.store.storage import Storage
+
+
+class TurnModel(Protocol):
+    """A tool-calling model: `rlauto_core.llm.ToolCallingClient` is one."""
+
+    def turn(
+        self,
+        items: list[ChatItem],
+        tools: list[ToolSpec],
+        *,
+        on_delta: OnDelta | None = None,
+        keep_reasoning: int = REASONING_CHARS,
+    ) -> TurnReply: ...
+
+
+class RunResult(BaseModel):
+    run_id: str
+    outcome: Outcome
+    answer: str
+    fuse: Fuse | None = None
+    deliverables: list[str] = Field(default_factory=list)
+    usage: TokenUsage
+    model_calls: int
+    steps: int
+    error: str | None = None
+
+    @property
+    def resumable(self) -> bool:
+        return self.outcome in RESUMABLE
+
+
+class AgentLoop:
+    """One phone, one model, one storage. `checkpoint` is called between steps and about once
+    a second while waiting (raise `StopRequested` to cancel: keep it cheap); `takeover` blocks
+    until a person hands the phone back; `on_delta` sees streamed text (from the model thread)."""
+
+    def __init__(
+        self,
+        *,
+        model: TurnModel,
+        phone: Phone,
+        devices: DeviceDirectory,
+        storage: Storage,
+        sink: EventSink,
+        settings: AgentSettings,
+        takeover: TakeoverHook | None = None,
+        checkpoint: Checkpoint | None = None,
+        on_delta: OnDelta | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.model = model
+        self.phone = phone
+        self.devices = devices
+        self.storage = storage
+        self.sink = sink
+        self.settings = settings
+        self.takeover = takeover
+        self.checkpoint = checkpoint
+        self.on_delta = on_delta
+        self.heartbeat_s = heartbeat_s
+        self.clock = clock
+        self.runs = RunStore(storage)
+        self.conversations = ConversationStore(storage)
+        self.tools = tool_specs()
+        key = settings.api_key
+        self._secrets = (key.get_secret_value(),) if key is not None else ()
+
+    # -- entry points ----------------------------------------------------------------------
+    def start(self, run_id: str, instruction: str, *, conversation_id: str | None = None) -> RunResult:
+        if not instruction.strip():
+            raise ConfigError("the instruction is empty")
+        if self.runs.load(run_id) is not None:
+            raise ConfigError(f"run {run_id} exists already: resume it instead")
+        history = self.conversations.load(conversation_id).history(excluding_run=run_id) if conversation_id else []
+        state = RunState(
+            run_id=run_id, serial=self.phone.serial, instruction=instruction, conversation_id=conversation_id
+        )
+        state.history = history
+        if conversation_id:
+            message = ConversationMessage(role="user", content=instruction, run_id=run_id)
+            self.conversations.append(conversation_id, message)
+        self.sink.emit(
+            RunStarted(
+                run_id=run_id,
+                instruction=instruction,
+                serial=state.serial,
+                model=self.settings.model,
+                conversation_id=conversation_id,
+            )
+        )
+        return self._drive(state, opening="")
+
+    def resume(self, run_id: str, note: str | None = None) -> RunResult:
+        state = self.runs.load(run_id)
+        if state is None:
+            raise ConfigError(f"run {run_id} does not exist")
+        if state.status not in RESUMABLE:
+            raise ConfigError(
+                f"run {run_id} is {state.status}: only a paused, budget_exhausted, stopped or failed run resumes"
+            )
+        policy = RunPolicy(state.policy, max_model_calls=self.settings.max_model_calls)
+        policy.resume()
+        state.policy = policy.state
+        state.fuse, state.error = None, None
+        StepLog(self.storage, step_log_path(run_id)).append(Resumed(note=note))
+        self.sink.emit(
+            RunStarted(
+                run_id=run_id,
+                step=state.steps,
+                instruction=state.instruction,
+                serial=state.serial,
+                model=self.settings.model,
+                conversation_id=state.conversation_id,
+                resumed=True,
+                note=note,
+            )
+        )
+        return self._drive(state, opening=prompts.resumed(note))
+
+    # -- the rounds ----------------------------------------------------------------------
+    def _open(self, state: RunState) -> ActiveRun:
+        def beat(waiting_on: WaitingOn, waited: float) -> None:
+            self.sink.emit(
+                HeartbeatEvent(run_id=state.run_id, step=state.steps, waiting_on=waiting_on, waited_s=waited)
+            )
+
+        screens = ScreenStore(self.storage, state.run_id, self.settings.screenshot_max_bytes, state.screens_taken)
+        return ActiveRun(
+            state=state,
+            policy=RunPolicy(state.policy, max_model_calls=self.settings.max_model_calls),
+            toolbox=Toolbox(self.phone, self.devices, self.storage, state.run_id, screens, secrets=self._secrets),
+            step_log=StepLog(self.storage, step_log_path(state.run_id)),
+            heartbeat=Heartbeat(beat, interval_s=self.heartbeat_s, checkpoint=self.checkpoint, clock=self.clock),
+            sink=self.sink,
+            takeover=self.takeover,
+            save=self.runs.save,
+            clock=self.clock,
+        )
+
+    def _first_look(self, run: ActiveRun, note: str) -> None:
+        """The round the loop opens itself: the screen woken and shown (and the resume note)."""
+        toolbox = run.toolbox
+        round_ = Round(by_model=False, note=note)
+        try:
+            run.heartbeat.wait("tool", self.phone.wake)
+            round_.screens.append(run.heartbeat.wait("tool", lambda: toolbox.screens.capture(self.phone, "the start")))
+        except Exception as exc:
+            round_.note = (note + "\n" if note else "") + f"(no screenshot: {type(exc).__name__}: {exc})"[:300]
+        run.state.add_round(round_)
+        run.state.screens_taken = toolbox.screens.taken
+
+    def _drive(self, state: RunState, opening: str) -> RunResult:
+        state.status = "running"
+        run = self._open(state)
+        try:
+            self._first_look(run, opening)
+            self.runs.save(state)
+            while True:
+                if self.checkpoint is not None:
+                    self.checkpoint()
+                if not run.policy.budget_left:
+                    cap = self.settings.max_model_calls
+                    answer = f"stopped at the safety cap of {cap} model calls: a fault, not a result; resume to go on"
+                    return self._end(run, "budget_exhausted", answer)
+                ended = self._round(run)
+                self.runs.save(state)
+                if ended is not None:
+                    return self._end(run, ended.outcome, ended.answer, ended.fuse, list(ended.deliverables))
+        except StopRequested:
+            return self._end(run, "stopped", "stopped on request; resume to go on")
+        except Exception as exc:
+            error = redact_text(f"{type(exc).__name__}: {exc}", self._secrets)[:500]
+            return self._end(run, "failed", f"the run failed: {error}", error=error)
+
+    def _round(self, run: ActiveRun) -> TurnEnd | None:
+        state = run.state
+        items = compose(
+            state, prompts.system_prompt(state.serial), self.tools, run.toolbox.screens, self.settings.context_tokens
+        )
+        started = self.clock()
+        tools, on_delta = self.tools, self.on_delta
+        reply: TurnReply = run.heartbeat.wait("model", lambda: self.model.turn(items, tools, on_delta=on_delta))
+        run.policy.on_model_call()
+        state.usage = state.usage + reply.usage
+        if reply.reasoning:  # the latest reasoning is what the conversation shows
+            state.last_reasoning = reply.reasoning[:REASONING_CHARS]
+        self.sink.emit(
+            ModelCalled(
+                run_id=state.run_id,
+                step=state.steps,
+                call=run.policy.state.model_calls,
+                usage=reply.usage,
+                run_usage=state.usage,
+                usage_reported=reply.usage_reported,
+                duration_s=round(self.clock() - started, 4),
+                tool_calls=len(reply.tool_calls),
+                finish_reason=reply.finish_reason,
+            )
+        )
+        if reply.reasoning:
+            self.sink.emit(Reasoning(run_id=state.run_id, step=state.steps, text=state.last_reasoning))
+        if reply.text:
+            self.sink.emit(AssistantText(run_id=state.run_id, step=state.steps, text=reply.text))
+        chat_over = run.policy.on_reply(len(reply.tool_calls))
+        if reply.tool_calls:
+            return run_tools(run, reply)
+        state.add_round(Round(text=reply.text, note="" if chat_over else prompts.after_plain_text(reply.text)))
+        state.policy = run.policy.state
+        return TurnEnd(outcome="chat_ended", answer=reply.text) if chat_over else None
+
+    def _end(
+        self,
+        run: ActiveRun,
+        outcome: Outcome,
+        answer: str,
+        fuse: Fuse | None = None,
+        deliverables: list[str] | None = None,
+        error: str | None = None,
+    ) -> RunResult:
+        state = run.state
+        state.status = outcome
+        state.answer, state.fuse, state.error = answer, fuse, error
+        state.deliverables = deliverables or []
+        state.policy = run.policy.state
+        self.runs.save(state)
+        result = RunResult(
+            run_id=state.run_id,
+            outcome=outcome,
+            answer=answer,
+            fuse=fuse,
+            deliverables=state.deliverables,
+            usage=state.usage,
+            model_calls=state.policy.model_calls,
+            steps=state.steps,
+            error=error,
+        )
+        self.sink.emit(
+            RunEnded(
+                run_id=state.run_id,
+                step=state.steps,
+                outcome=outcome,
+                answer=answer,
+                fuse=fuse,
+                usage=state.usage,
+                model_calls=result.model_calls,
+                deliverables=result.deliverables,
+                error=error,
+            )
+        )
+        if state.conversation_id:
+            message = ConversationMessage(
+                role="assistant",
+                content=answer,
+                run_id=state.run_id,
+                usage=state.usage,
+                reasoning=state.last_reasoning or None,
+                outcome=outcome,
+            )
+            self.conversations.append(state.conversation_id, message)
+        return result

@@ -1,0 +1,136 @@
+"""Real fakes for agent runs: the fake model server (session), a fake ADB server with the notes
+app per test (so the real uiautomator2/adbutils clients run the tools), storage on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import adbutils
+import psutil
+import pytest
+from pydantic import SecretStr
+
+from device_flows.phone import AdbDirectory, U2Phone
+from rlauto_core.agent import AgentLoop, AgentSettings, Checkpoint, EventLog, TakeoverHook
+from rlauto_core.llm import RetryPolicy, ToolCallingClient
+from rlauto_core.store.storage import FsspecStorage, open_storage
+from tests.fakes.adb_server import FakeAdbServer, FakePhone
+from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.phone_app import NotesApp
+
+SERIAL = "fake-1"
+KEY = "sk-agent-test-key-0000"
+
+
+@pytest.fixture(scope="session")
+def _fake_llm_session() -> Iterator[FakeLlmServer]:
+    with FakeLlmServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_llm(_fake_llm_session: FakeLlmServer) -> FakeLlmServer:
+    _fake_llm_session.load_script({})
+    _fake_llm_session.reset()
+    return _fake_llm_session
+
+
+@pytest.fixture
+def notes_app() -> NotesApp:
+    return NotesApp()
+
+
+def _adb_daemons() -> set[int]:
+    return {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "adb"}
+
+
+@pytest.fixture
+def fake_adb(notes_app: NotesApp, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAdbServer]:
+    before = _adb_daemons()
+    with FakeAdbServer([FakePhone(SERIAL, app=notes_app)]) as server:
+        monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
+        yield server
+    assert _adb_daemons() <= before, "a real adb server was started"
+
+
+@pytest.fixture
+def adb_client(fake_adb: FakeAdbServer) -> adbutils.AdbClient:
+    return adbutils.AdbClient(host="127.0.0.1", port=fake_adb.port)
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> FsspecStorage:
+    return open_storage((tmp_path / "storage").as_uri())
+
+
+@dataclass
+class Harness:
+    loop: AgentLoop
+    client: ToolCallingClient
+    storage: FsspecStorage
+
+    def log(self, run_id: str) -> EventLog:
+        return EventLog(self.storage, run_id)
+
+
+MakeLoop = Callable[..., Harness]
+
+
+@pytest.fixture
+def make_loop(fake_llm: FakeLlmServer, adb_client: adbutils.AdbClient, storage: FsspecStorage) -> Iterator[MakeLoop]:
+    made: list[ToolCallingClient] = []
+
+    def make(
+        *,
+        api_mode: str = "chat",
+        takeover: TakeoverHook | None = None,
+        checkpoint: Checkpoint | None = None,
+        heartbeat_s: float = 10.0,
+        settings: AgentSettings | None = None,
+        **overrides: object,
+    ) -> Harness:
+        if settings is None:
+            settings = AgentSettings(
+                _env_file=None,  # type: ignore[call-arg]
+                base_url=fake_llm.base_url(),
+                model="agent",
+                api_key=SecretStr(KEY),
+                api_mode=api_mode,  # type: ignore[arg-type]
+                **overrides,  # type: ignore[arg-type]
+            )
+        client = ToolCallingClient(
+            settings.endpoint(), timeout_seconds=30, retry=RetryPolicy(max_attempts=3, base_seconds=0.01)
+        )
+        made.append(client)
+        # the events go to the run's log; tests read them back from storage, as pages do
+        loop = AgentLoop(
+            model=client,
+            phone=U2Phone(SERIAL, adb_client),
+            devices=AdbDirectory(adb_client),
+            storage=storage,
+            sink=_RunLogs(storage),
+            settings=settings,
+            takeover=takeover,
+            checkpoint=checkpoint,
+            heartbeat_s=heartbeat_s,
+        )
+        return Harness(loop=loop, client=client, storage=storage)
+
+    yield make
+    for client in made:
+        client.close()
+
+
+class _RunLogs:
+    """An EventSink writing each event to its own run's log."""
+
+    def __init__(self, storage: FsspecStorage) -> None:
+        self._storage = storage
+        self._logs: dict[str, EventLog] = {}
+
+    def emit(self, event: object) -> None:
+        run_id = event.run_id  # type: ignore[attr-defined]
+        self._logs.setdefault(run_id, EventLog(self._storage, run_id)).emit(event)  # type: ignore[arg-type]
