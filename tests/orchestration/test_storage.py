@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -134,6 +135,45 @@ def test_transient_classification() -> None:
     assert is_transient_storage_error(TimeoutError())
     assert not is_transient_storage_error(FileNotFoundError("x"))
     assert not is_transient_storage_error(ValueError("bad"))
+
+
+def s3_error(code: str, status: int, message: str, operation: str = "PutObject") -> BaseException:
+    """What a storage call sees when S3 answers `status`/`code`: botocore's ClientError, turned into
+    an OSError by s3fs exactly as s3fs does it (the ClientError kept as its cause)."""
+    from botocore.exceptions import ClientError
+    from s3fs.errors import translate_boto_error
+
+    answer = {"Error": {"Code": code, "Message": message}, "ResponseMetadata": {"HTTPStatusCode": status}}
+    return translate_boto_error(ClientError(answer, operation))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("SlowDown", 503), ("ServiceUnavailable", 503), ("InternalError", 500), ("RequestTimeout", 400),
+     ("503", 503), ("Whatever", 502), ("ThrottlingException", 400)],
+)  # fmt: skip
+def test_s3_answers_that_say_try_again_are_transient(code: str, status: int) -> None:
+    assert is_transient_storage_error(s3_error(code, status, "please reduce your request rate"))
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("InvalidArgument", 400), ("NoSuchKey", 404), ("AccessDenied", 403), ("InvalidRequest", 400),
+     ("EntityTooLarge", 400), ("NoSuchBucket", 404)],
+)  # fmt: skip
+def test_s3_answers_naming_a_file_like_a_status_are_not_transient(code: str, status: int) -> None:
+    """A key that looks like a 5xx status (`it-503abc`, `500 days.json`) is no reason to retry:
+    the S3 answer's code decides, not the message text."""
+    for key in ("exports/it-503abc/item.json", "uploads/j/500 days-502.zip"):
+        exc = s3_error(code, status, f"Invalid key {key}: SlowDown InternalError ServiceUnavailable")
+        assert key in str(exc)
+        assert not is_transient_storage_error(exc), (code, key)
+
+
+def test_errors_without_an_s3_answer_are_not_transient_by_their_text() -> None:
+    assert not is_transient_storage_error(OSError(errno.EIO, "could not write exports/it-503abc/item.json"))
+    assert not is_transient_storage_error(OSError(errno.EINVAL, "bad key 500 ServiceUnavailable SlowDown"))
+    assert is_transient_storage_error(OSError(errno.ECONNRESET, "exports/it-503abc/item.json"))
 
 
 def test_ids_are_stable_and_distinct() -> None:
