@@ -31,9 +31,9 @@ def spawn(name: str, args: list[str], log: Path, env: dict[str, str], cwd: Path)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    # Popen returns once exec succeeded, so this is the new program's identity
-    identity = psutil.Process(proc.pid)
-    return {"name": name, "pid": proc.pid, "create_time": identity.create_time(), "cmdline": identity.cmdline()}
+    # the start time is fixed at fork; the command line is `args` itself (its argv), recorded as
+    # given: read back at once, /proc may still show the empty one of a process mid-exec
+    return {"name": name, "pid": proc.pid, "create_time": psutil.Process(proc.pid).create_time(), "cmdline": args}
 
 
 def find_ours(record: dict[str, Any]) -> psutil.Process | None:

@@ -4,6 +4,7 @@ behind; a missing or unwritable home does not stall Prefect."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -66,10 +67,8 @@ def start_in_own_session(args: list[str], log: Path) -> subprocess.Popen[bytes]:
 
 def kill_quietly(*procs: psutil.Process) -> None:
     for proc in procs:
-        try:
+        with contextlib.suppress(psutil.Error):
             proc.kill()
-        except psutil.Error:
-            pass
 
 
 def test_down_leaves_a_pid_that_is_no_longer_ours_alone(tmp_path: Path) -> None:
