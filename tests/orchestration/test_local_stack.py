@@ -190,3 +190,15 @@ def test_the_main_job_runs_with_a_missing_home(tmp_path: Path) -> None:
     assert item["status"] == "packaged"
     assert (tmp_path / "data" / "prefect-home").is_dir()
     assert os.path.exists(tmp_path / "no-such-home") is False
+
+
+def test_up_refuses_a_database_url_it_cannot_use_and_never_shows_a_password(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+    done = subprocess.run(
+        [*RLAUTO, "up", "--port", str(free_port()), "--database-url", "mysql://root:s3cret-canary@db/prefect"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "expected postgresql://USER[:PASSWORD]@HOST:PORT/DATABASE" in done.stderr
+    assert "s3cret-canary" not in done.stdout + done.stderr and "mysql://root:***@db/prefect" in done.stderr
+    assert not (tmp_path / "data" / "stack" / "stack.json").exists(), "nothing may start"
