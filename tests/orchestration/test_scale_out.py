@@ -76,6 +76,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
                 "RLAUTO_CRASH_AFTER_SECONDS": "45",
                 "PYTHONPATH": str(REPO_ROOT),
+                "RLAUTO_PYTHON": sys.executable,  # the interpreter deploy.sh runs, as `rlauto up` passes it
             }
             deploy = subprocess.run(
                 [str(REPO_ROOT / "infra" / "deploy.sh")], cwd=REPO_ROOT, env=env, capture_output=True, text=True
