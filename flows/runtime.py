@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 from rlauto_core.config import default_storage_url
@@ -24,20 +25,59 @@ def stack_file() -> Path:
 
 
 def local_stack() -> dict[str, object] | None:
-    """What `rlauto up` recorded, when its server is still alive."""
+    """What `rlauto up` recorded, when its server is still the process it started."""
     path = stack_file()
     if not path.is_file():
         return None
     try:
         stack = json.loads(path.read_text())
-        os.kill(int(stack["server_pid"]), 0)
-    except (ValueError, KeyError, OSError, TypeError):
+        server = stack["processes"][0]
+    except (ValueError, KeyError, IndexError, TypeError):
         return None
-    return dict(stack)
+    from flows.stack_procs import find_ours
+
+    return dict(stack) if isinstance(server, dict) and find_ours(server) is not None else None
+
+
+def ensure_prefect_home() -> None:
+    """Prefect keeps its database and settings in PREFECT_HOME (default `~/.prefect`); with a
+    missing or unwritable home its temporary server only times out. Then use the project's data
+    folder, and say so."""
+    if os.environ.get("PREFECT_HOME"):
+        return
+    try:
+        default: Path | None = Path.home() / ".prefect"
+    except RuntimeError:  # no HOME and no account entry
+        default = None
+    if default is not None and _writable_folder(default, parents=False):  # Prefect makes no parents
+        return
+    fallback = data_dir() / "prefect-home"
+    where = str(default) if default is not None else "~/.prefect (no home folder)"
+    if _writable_folder(fallback, parents=True):
+        os.environ["PREFECT_HOME"] = str(fallback)
+        sys.stderr.write(
+            f"note: {where} cannot be written; Prefect keeps its files in {fallback} (set PREFECT_HOME to choose)\n"
+        )
+    else:
+        sys.stderr.write(
+            f"warning: neither {where} nor {fallback} can be written: set PREFECT_HOME to a writable folder\n"
+        )
+
+
+def _writable_folder(path: Path, parents: bool) -> bool:
+    try:
+        path.mkdir(parents=parents, exist_ok=True)
+        probe = path / f".rlauto-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def configure() -> str | None:
     """Point Prefect at the local stack when it runs; returns the API URL used (None: ephemeral)."""
+    ensure_prefect_home()
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     # the ephemeral server needs 8-16 s to start on a small machine; Prefect's default gives up at 20 s
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")

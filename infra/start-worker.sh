@@ -4,4 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PREFECT_API_URL:?set PREFECT_API_URL (e.g. http://127.0.0.1:4200/api)}"
-exec python -m prefect worker start --pool rlauto --name "${WORKER_NAME:-$(hostname)-$$}"
+if [ -z "${RLAUTO_PYTHON:-}" ]; then
+  if [ -x .venv/bin/python ]; then RLAUTO_PYTHON=.venv/bin/python; else RLAUTO_PYTHON=python3; fi
+fi
+exec "$RLAUTO_PYTHON" -m prefect worker start --pool rlauto --name "${WORKER_NAME:-$(hostname)-$$}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -83,10 +82,8 @@ def dashboard_command(
         first = exc.errors()[0]
         fail(f"configuration: {'.'.join(map(str, first['loc']))}: {first['msg']}")
     typer.echo(f"Dashboard: http://{host if ':' not in host else f'[{host}]'}:{port}")
-    process = subprocess.Popen(dashboard_argv(host, port, max_upload_mb), env=dashboard_env(storage))
-    try:
-        code = process.wait()
-    except KeyboardInterrupt:
-        process.terminate()
-        code = process.wait()
-    raise typer.Exit(code=code)
+    sys.stdout.flush()
+    argv = dashboard_argv(host, port, max_upload_mb)
+    # this process becomes Streamlit (same pid): a SIGTERM or Ctrl-C sent to `rlauto dashboard`
+    # reaches the server itself, and no child is left behind when we are stopped
+    os.execve(argv[0], argv, dashboard_env(storage))

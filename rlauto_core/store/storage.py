@@ -45,8 +45,49 @@ _TRANSIENT_NAMES = frozenset(
     }
 )
 _TRANSIENT_ERRNOS = frozenset({errno.ECONNREFUSED, errno.ECONNRESET, errno.ETIMEDOUT, errno.EPIPE})
-# Messages s3fs/botocore use when a server answers 5xx or throttles.
-_TRANSIENT_TEXT = ("SlowDown", "ServiceUnavailable", "InternalError", "503", "502", "500 ")
+# S3 error codes that mean "the service is busy or failed this once": throttling, 5xx, a request
+# that timed out, a conflicting operation still in progress. Read from the answer botocore
+# attaches to its ClientError (`response["Error"]["Code"]`), which s3fs keeps as the cause of
+# the OSError it raises; never from message text, which holds keys such as `it-503abc`.
+_TRANSIENT_S3_CODES = frozenset(
+    {
+        "SlowDown",
+        "ServiceUnavailable",
+        "InternalError",
+        "RequestTimeout",
+        "RequestTimeoutException",
+        "OperationAborted",
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestThrottled",
+        "RequestLimitExceeded",
+        "TooManyRequestsException",
+        "BandwidthLimitExceeded",
+        "PriorRequestNotComplete",
+        "500",
+        "502",
+        "503",
+        "504",
+    }
+)
+# HTTP statuses of an S3 answer that mean the same when the code says nothing more.
+_TRANSIENT_HTTP_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+def _s3_answer_is_transient(exc: BaseException) -> bool | None:
+    """What the S3 answer carried by `exc` (a botocore ClientError, duck-typed) says: True for a
+    transient code or status, False for any other answer, None when `exc` carries none."""
+    response = getattr(exc, "response", None)
+    if not isinstance(response, dict):
+        return None
+    error = response.get("Error")
+    code = error.get("Code") if isinstance(error, dict) else None
+    metadata = response.get("ResponseMetadata")
+    status = metadata.get("HTTPStatusCode") if isinstance(metadata, dict) else None
+    if code is None and status is None:
+        return None
+    return str(code) in _TRANSIENT_S3_CODES or status in _TRANSIENT_HTTP_STATUSES
 
 
 def is_transient_storage_error(exc: BaseException) -> bool:
@@ -61,9 +102,10 @@ def is_transient_storage_error(exc: BaseException) -> bool:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        answer = _s3_answer_is_transient(current)
+        if answer is not None:
+            return answer  # the server answered: its code decides, whatever wraps it
         if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(current).__mro__):
-            return True
-        if isinstance(current, OSError) and any(t in str(current) for t in _TRANSIENT_TEXT):
             return True
         current = current.__cause__ or current.__context__
     return False

@@ -25,6 +25,7 @@ class OutageRelay:
         self._listener: socket.socket | None = None
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
+        self.last_up_at: float | None = None  # time.monotonic() when the relay last came back up
         self.up()
 
     def up(self) -> None:
@@ -33,6 +34,7 @@ class OutageRelay:
         listener.bind(("127.0.0.1", self.port))
         listener.listen(128)
         self._listener = listener
+        self.last_up_at = time.monotonic()
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def down(self) -> None:

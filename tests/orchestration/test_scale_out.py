@@ -29,6 +29,7 @@ from rlauto_core.store.storage import open_storage
 from tests.conftest import REPO_ROOT
 from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.orchestration.backend import leftover_temp_files
 from tests.orchestration.conftest import model_env
 from tests.orchestration.recordings import marker, write_variants
 from tests.servers import prefect_env, prefect_server, stop_process
@@ -75,6 +76,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
                 "RLAUTO_CRASH_AFTER_SECONDS": "45",
                 "PYTHONPATH": str(REPO_ROOT),
+                "RLAUTO_PYTHON": sys.executable,  # the interpreter deploy.sh runs, as `rlauto up` passes it
             }
             deploy = subprocess.run(
                 [str(REPO_ROOT / "infra" / "deploy.sh")], cwd=REPO_ROOT, env=env, capture_output=True, text=True
@@ -230,7 +232,7 @@ def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tm
     storage = open_storage(cluster.storage_url)
     target_item = layout.item_id(hashlib.sha256(files[1].read_bytes()).hexdigest(), RunOptions().options_hash())
     assert not storage.exists(layout.output_zip_path("crash", target_item))  # the crashed item has none
-    assert [p for p in storage.list("exports/crash") if p.endswith(".tmp")] == []  # nothing half-written
+    assert leftover_temp_files(storage, "exports/crash") == []  # nothing half-written (list() hides .tmp)
 
     cluster.start_worker(str(killed["worker"]))
     second = run_batch_via_deployment(cluster, files, "crash")

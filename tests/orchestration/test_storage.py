@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,7 @@ from rlauto_core.store.index import ItemRow, IterationRow, append_item, read_tab
 from rlauto_core.store.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
 from rlauto_core.store.layout import batch_job_id, item_id, iteration_path
 from rlauto_core.store.storage import FsspecStorage, is_transient_storage_error, open_storage
+from tests.orchestration.backend import backend_files, leftover_temp_files
 from tests.orchestration.conftest import S3Server
 
 
@@ -62,7 +64,26 @@ def test_overwrite_is_whole(storage: FsspecStorage) -> None:
     stop.set()
     reader.join()
     assert seen <= {b"oo300000", b"nn300000"}
-    assert all(not p.endswith(".tmp") for p in storage.list("x"))
+    assert backend_files(storage, "x") == ["x/blob.bin"]  # no temp file left beside it
+    assert leftover_temp_files(storage, "x") == []
+
+
+def test_the_backend_listing_sees_temp_files_that_list_hides(storage: FsspecStorage) -> None:
+    """The check above can fail: a temp file left by a crashed writer shows in the backend
+    listing, not in `list`."""
+    storage.write_bytes("x/blob.bin", b"1")
+    storage.fs.pipe_file(storage.full_path("x/.blob.bin.0123abcd.tmp"), b"half")
+    assert storage.list("x") == ["x/blob.bin"]
+    assert leftover_temp_files(storage, "x") == ["x/.blob.bin.0123abcd.tmp"]
+
+
+def test_a_failed_local_write_leaves_no_temp_file(tmp_path: Path) -> None:
+    storage = open_storage((tmp_path / "store").as_uri())
+    storage.write_bytes("x/blob.bin", b"old")
+    with pytest.raises(TypeError):
+        storage.write_bytes("x/blob.bin", "not bytes")  # type: ignore[arg-type]  # fails mid-write
+    assert storage.read_bytes("x/blob.bin") == b"old"
+    assert backend_files(storage, "x") == ["x/blob.bin"]
 
 
 def test_create_exclusive_has_one_winner(storage: FsspecStorage) -> None:
@@ -108,13 +129,16 @@ def test_s3_outage_mid_writes_is_retried_and_nothing_lost(s3_server: S3Server, s
     storage = open_storage(s3_url)
     storage.write_bytes("warm/up.txt", b"1")
     written: list[str] = []
+    timings: list[tuple[str, float, float]] = []
     errors: list[BaseException] = []
 
     def writer() -> None:
         try:
             for n in range(30):
                 path = f"exports/j/i/snap-{n}.json"
+                start = time.monotonic()
                 storage.write_bytes(path, f'{{"n": {n}}}'.encode())
+                timings.append((path, start, time.monotonic()))
                 written.append(path)
                 time.sleep(0.1)
         except BaseException as exc:
@@ -123,10 +147,17 @@ def test_s3_outage_mid_writes_is_retried_and_nothing_lost(s3_server: S3Server, s
     thread = threading.Thread(target=writer)
     thread.start()
     time.sleep(0.5)
+    down_at = time.monotonic()
     s3_server.relay.outage(3.0)
     thread.join(timeout=60)
     assert not errors
     assert len(written) == 30
+    # the outage hit a write: one began before the endpoint came back and ended after it (it
+    # could only succeed once the endpoint was up again)
+    up_at = s3_server.relay.last_up_at
+    assert up_at is not None and up_at - down_at >= 2.9
+    spanning = [path for path, start, end in timings if start < up_at < end]
+    assert spanning, f"no write overlapped the outage {down_at:.1f}..{up_at:.1f}: {timings[:3]}..."
     assert storage.list("exports/j/i") == sorted(written)
     assert storage.read_bytes("exports/j/i/snap-29.json") == b'{"n": 29}'
 
@@ -136,6 +167,45 @@ def test_transient_classification() -> None:
     assert is_transient_storage_error(TimeoutError())
     assert not is_transient_storage_error(FileNotFoundError("x"))
     assert not is_transient_storage_error(ValueError("bad"))
+
+
+def s3_error(code: str, status: int, message: str, operation: str = "PutObject") -> BaseException:
+    """What a storage call sees when S3 answers `status`/`code`: botocore's ClientError, turned into
+    an OSError by s3fs exactly as s3fs does it (the ClientError kept as its cause)."""
+    from botocore.exceptions import ClientError
+    from s3fs.errors import translate_boto_error
+
+    answer = {"Error": {"Code": code, "Message": message}, "ResponseMetadata": {"HTTPStatusCode": status}}
+    return translate_boto_error(ClientError(answer, operation))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("SlowDown", 503), ("ServiceUnavailable", 503), ("InternalError", 500), ("RequestTimeout", 400),
+     ("503", 503), ("Whatever", 502), ("ThrottlingException", 400)],
+)  # fmt: skip
+def test_s3_answers_that_say_try_again_are_transient(code: str, status: int) -> None:
+    assert is_transient_storage_error(s3_error(code, status, "please reduce your request rate"))
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("InvalidArgument", 400), ("NoSuchKey", 404), ("AccessDenied", 403), ("InvalidRequest", 400),
+     ("EntityTooLarge", 400), ("NoSuchBucket", 404)],
+)  # fmt: skip
+def test_s3_answers_naming_a_file_like_a_status_are_not_transient(code: str, status: int) -> None:
+    """A key that looks like a 5xx status (`it-503abc`, `500 days.json`) is no reason to retry:
+    the S3 answer's code decides, not the message text."""
+    for key in ("exports/it-503abc/item.json", "uploads/j/500 days-502.zip"):
+        exc = s3_error(code, status, f"Invalid key {key}: SlowDown InternalError ServiceUnavailable")
+        assert key in str(exc)
+        assert not is_transient_storage_error(exc), (code, key)
+
+
+def test_errors_without_an_s3_answer_are_not_transient_by_their_text() -> None:
+    assert not is_transient_storage_error(OSError(errno.EIO, "could not write exports/it-503abc/item.json"))
+    assert not is_transient_storage_error(OSError(errno.EINVAL, "bad key 500 ServiceUnavailable SlowDown"))
+    assert is_transient_storage_error(OSError(errno.ECONNRESET, "exports/it-503abc/item.json"))
 
 
 def test_ids_are_stable_and_distinct() -> None:

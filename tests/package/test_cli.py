@@ -13,6 +13,9 @@ from flows.cli import app
 from tests.conftest import CAPTURES, EXAMPLES
 from tests.package.conftest import ATTEMPTS, Packaged
 
+# every command here runs the package-batch flow on the session Prefect server: the slow tier
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 
 
