@@ -187,7 +187,7 @@ def test_the_main_job_runs_with_a_missing_home(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     [item] = json.loads(done.stdout)
-    assert item["status"] == "packaged"
+    assert item["status"] == "completed"
     assert (tmp_path / "data" / "prefect-home").is_dir()
     assert os.path.exists(tmp_path / "no-such-home") is False
 
