@@ -170,6 +170,10 @@ def only_accepted(candidate: Candidate) -> str | None:
 def min_score(threshold: int) -> Keep:
     def keep(candidate: Candidate) -> str | None:
         total = candidate.get("total_score")
-        return None if isinstance(total, int) and total >= threshold else f"--min-score {threshold}: best total below"
+        return (
+            None
+            if isinstance(total, int) and total >= threshold
+            else f"--min-score {threshold}: best total below it or none"
+        )
 
     return keep

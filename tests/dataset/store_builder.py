@@ -19,7 +19,7 @@ from rlauto_core.config import RunOptions
 from rlauto_core.errors import RlautoError
 from rlauto_core.importers import import_bytes
 from rlauto_core.package import export_package
-from rlauto_core.pipeline import IterationSnapshot, ItemOutcome, analysis_for, index_rows, plan_item, run_item
+from rlauto_core.pipeline import ItemOutcome, IterationSnapshot, analysis_for, index_rows, plan_item, run_item
 from rlauto_core.store import Storage, append_item, layout
 from tests.conftest import CAPTURES, EXAMPLES
 
@@ -38,7 +38,9 @@ def _json_bytes(model: BaseModel | dict[str, object]) -> bytes:
     return json.dumps(model, indent=2, ensure_ascii=False).encode()
 
 
-def package_into(storage: Storage, name: str, data: bytes, job_id: str, options: RunOptions | None = None) -> ItemOutcome:
+def package_into(
+    storage: Storage, name: str, data: bytes, job_id: str, options: RunOptions | None = None
+) -> ItemOutcome:
     """One recording through the core loop, its files in `storage` as the item flow writes them."""
     options = options or RunOptions()
     item = plan_item(name, data, options.options_hash(), job_id, name)
@@ -78,7 +80,9 @@ def package_into(storage: Storage, name: str, data: bytes, job_id: str, options:
             storage.write_bytes(path, written.read_bytes())
             update["output_zip_path"] = path
     else:
-        storage.write_bytes(layout.error_path(item.job_id, item.item_id), f"{outcome.error or outcome.message}\n".encode())
+        storage.write_bytes(
+            layout.error_path(item.job_id, item.item_id), f"{outcome.error or outcome.message}\n".encode()
+        )
     outcome = outcome.model_copy(update=update)
     append_item(storage, *index_rows(outcome))
     storage.write_bytes(layout.item_outcome_path(item.job_id, item.item_id), _json_bytes(outcome))
@@ -102,7 +106,9 @@ def with_task(example: str, change: dict[str, object], headers: dict[str, str] |
                 doc = json.loads(raw)
                 for request in doc["requests"]:
                     request.setdefault("requestHeaders", {}).update(headers)
-                    request["url"] = request["url"] + ("&" if "?" in request["url"] else "?") + f"access_token={CANARIES[2]}"
+                    request["url"] = (
+                        request["url"] + ("&" if "?" in request["url"] else "?") + f"access_token={CANARIES[2]}"
+                    )
                 raw = json.dumps(doc).encode()
             target.writestr(info.filename, raw)
     return out.getvalue()
