@@ -21,7 +21,8 @@ from rlauto_core.redact import redact_text
 MAX_SKIPPED_LISTED = 100
 MAX_UNREADABLE_LISTED = 20
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
-_ACTIVE = re.compile(r"([\\`*_\[\]<>|#!])")
+# what could form a table cell, a link, an image, HTML or code from recorded text
+_ACTIVE = re.compile(r"([\\`\[\]<>|])")
 
 
 def cell(value: object, limit: int = 160) -> str:
