@@ -114,7 +114,7 @@ def test_a_failed_export_leaves_the_earlier_one(store: Store, tmp_path: Path, mo
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr("rlauto_core.dataset.export.render_card", fail)
-    with pytest.raises(DatasetError, match="No space left on device.*was left as it was"):
+    with pytest.raises(DatasetError, match=r"No space left on device.*was left as it was"):
         export(store.storage, out, batch_rows=1)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no temporary file left either
 
