@@ -25,7 +25,7 @@ from rlauto_core.dataset.writers import RowSink, fits, open_sink, to_batch
 from rlauto_core.errors import PackageError, RecordingError
 from rlauto_core.importers.jsonload import load_json
 from rlauto_core.package import JudgeResult
-from rlauto_core.redact import redact_json, redact_url
+from rlauto_core.redact import redact_json, redact_text, redact_url
 from rlauto_core.store import ITEMS_DIR, FsspecStorage, Storage, layout
 
 READERS = 8
@@ -166,9 +166,11 @@ def _skip(summary: ExportSummary, candidate: sel.Candidate, reason: SkipReason, 
     job, item = candidate.key
     summary.skipped.append(
         SkippedItem(
-            job_id=job, item_id=item, source_name=str(candidate.get("source_name") or ""), reason=reason, detail=detail
+            job_id=redact_text(job), item_id=redact_text(item),
+            source_name=redact_text(str(candidate.get("source_name") or "")), reason=reason,
+            detail=redact_text(detail)[:2000],  # an item's error may quote what it was given
         )
-    )
+    )  # fmt: skip
 
 
 def _flush(sink: RowSink, rows: list[dict[str, Any]], summary: ExportSummary) -> None:

@@ -16,7 +16,7 @@ from rlauto_core.dataset import DatasetError, open_source_storage
 from rlauto_core.store import ITEMS_DIR, ITEMS_SCHEMA, layout, open_storage
 from tests.dataset.conftest import MAIN, Store
 from tests.dataset.helpers import by_name, everything, export, jsonl_rows, parquet_rows, stored_package
-from tests.dataset.store_builder import CANARIES
+from tests.dataset.store_builder import CANARIES, CANARY_KEY
 
 
 def test_a_missing_local_storage_is_an_error_and_is_not_created(tmp_path: Path) -> None:
@@ -173,11 +173,14 @@ def test_no_secret_reaches_the_export(store: Store, tmp_path: Path) -> None:
         },
     )
     assert auth in json.dumps(planted)  # the store really holds them
+    _write_index_row(store, job_id=MAIN, item_id="it-refused", source_name="refused.zip", status="failed",
+                     error=f"the analyzer refused key {CANARY_KEY}")  # fmt: skip
     stored = [p.read_bytes() for p in store.root.rglob("*") if p.is_file() and p.suffix != ".parquet"]
     assert any(auth.encode() in data for data in stored)
     for fmt in ("parquet", "jsonl"):
-        export(store.storage, tmp_path / fmt, format=fmt)
-        text = everything(tmp_path / fmt)
+        summary = export(store.storage, tmp_path / fmt, format=fmt)
+        assert ("refused.zip", "no package") in {(s.source_name, s.reason) for s in summary.skipped}
+        text = everything(tmp_path / fmt) + summary.model_dump_json()  # the card, the rows, `--json`
         assert "tracker_canary.zip" in text and "Authorization" in text  # the rows are there, the values not
         for canary in CANARIES:
             assert canary not in text, (fmt, canary)
