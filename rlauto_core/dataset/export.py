@@ -92,8 +92,8 @@ def _select(storage: Storage, options: ExportOptions) -> sel.Selection:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300]
+    """An error of the store or the disk as one line (a signed URL in it loses its signature)."""
+    return redact_text(" ".join(str(exc).split()))[:300]
 
 
 def _read_package(storage: Storage, candidate: sel.Candidate) -> tuple[dict[str, Any], int]:

@@ -13,20 +13,12 @@ from typing import Any
 
 from rlauto_core.dataset.languages import instruction_languages
 from rlauto_core.dataset.selection import Candidate
-from rlauto_core.package import package_from_json, package_to_json
+from rlauto_core.package import Dimension, package_from_json, package_to_json
 from rlauto_core.redact import redact_text
 from rlauto_core.store import DIMENSION_COLUMNS
 
-# judge dimension name (as a package writes it) -> the index's column name
-_COLUMN_OF = {
-    "INSTRUCTION CLARITY": "instruction_clarity",
-    "TASK COMPLEXITY": "task_complexity",
-    "TRAJECTORY-TASK ALIGNMENT": "trajectory_task_alignment",
-    "RUBRIC COVERAGE": "rubric_coverage",
-    "CHECKER VERIFIABILITY": "checker_verifiability",
-    "EVIDENCE GROUNDING": "evidence_grounding",
-}
-assert set(_COLUMN_OF.values()) == set(DIMENSION_COLUMNS)
+# judge dimension name (as a package writes it) -> the index's column name, in the same order
+_COLUMN_OF = dict(zip((d.value for d in Dimension), DIMENSION_COLUMNS, strict=True))
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
