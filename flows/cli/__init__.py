@@ -5,6 +5,7 @@ from __future__ import annotations
 from flows.cli import (
     agent_cmd,  # noqa: F401  (registers its command)
     dashboard_cmd,  # noqa: F401  (registers its command)
+    dataset_cmd,  # noqa: F401  (registers its command)
     gesture_cmd,  # noqa: F401  (registers its command)
     inspect_cmd,  # noqa: F401  (registers its command)
     package_cmd,  # noqa: F401  (registers its command)
