@@ -8,6 +8,8 @@ Part of the face (what `device_flows`, the dashboard, the CLI and the SDK use):
 - events (`AgentEvent` and its members), `EventSink`, `FanOut`, `EventLog` (`read(offset)`).
 - `RunStore`/`RunState`, `ConversationStore`, the run policy (`RunPolicy`, `replay`) and the
   step log (`parse_step_log`, `StepLog`), storage paths (`layout`).
+- `RunView` (a run folded from its event log for pages and terminals: timeline, usage,
+  takeover, outcome, alive), `AgentDevice`/`LaunchedAgentRun` (what launching gives back).
 """
 
 from rlauto_core.agent import layout
@@ -28,6 +30,7 @@ from rlauto_core.agent.events import (
     Reasoning,
     RunEnded,
     RunStarted,
+    ScreenTaken,
     TakeoverEnded,
     TakeoverRequested,
     TaskReported,
@@ -35,6 +38,7 @@ from rlauto_core.agent.events import (
 )
 from rlauto_core.agent.heartbeat import Checkpoint, StopRequested
 from rlauto_core.agent.images import ImageError, scale_screenshot
+from rlauto_core.agent.launch import RUN_AGENT_DEPLOYMENT, AgentDevice, LaunchedAgentRun
 from rlauto_core.agent.loop import AgentLoop, RunResult, TurnModel
 from rlauto_core.agent.policy import (
     CONTROL_TOOLS,
@@ -57,14 +61,18 @@ from rlauto_core.agent.takeover import TakeoverAnswer, TakeoverHook, TakeoverRea
 from rlauto_core.agent.tool_args import TOOL_NAMES, tool_specs
 from rlauto_core.agent.toolbox import DeviceDirectory, DeviceInfo
 from rlauto_core.agent.ui_tree import UiTreeError, compress_hierarchy
+from rlauto_core.agent.watch import ALIVE_S, RunView
 
 __all__ = [
+    "ALIVE_S",
     "CONTROL_TOOLS",
     "EVENT_ADAPTER",
     "MAX_LOG_BYTES",
     "OBSERVATION_TOOLS",
     "RESUMABLE",
+    "RUN_AGENT_DEPLOYMENT",
     "TOOL_NAMES",
+    "AgentDevice",
     "AgentEvent",
     "AgentLoop",
     "AgentSettings",
@@ -85,6 +93,7 @@ __all__ = [
     "Fuse",
     "Heartbeat",
     "ImageError",
+    "LaunchedAgentRun",
     "LoggedEvent",
     "ModelCalled",
     "ModelChoice",
@@ -102,6 +111,8 @@ __all__ = [
     "RunStarted",
     "RunState",
     "RunStore",
+    "RunView",
+    "ScreenTaken",
     "StepLog",
     "StepLogError",
     "StepRecord",
