@@ -20,8 +20,9 @@ from uuid import UUID
 
 from prefect import flow, get_run_logger
 from prefect.client.orchestration import get_client
+from prefect.client.schemas.objects import State
 from prefect.runtime import flow_run
-from prefect.states import Cancelled, Failed, State
+from prefect.states import Cancelled, Failed
 from pydantic import ValidationError
 
 from device_flows.agent_prefect import CancelWatch, PrefectSink, pause_for_person
@@ -36,6 +37,7 @@ from rlauto_core.agent import (
     ModelChoice,
     RunResult,
     RunStore,
+    agent_run_tag,
     layout,
 )
 from rlauto_core.config import Settings
@@ -45,11 +47,6 @@ from rlauto_core.store import Storage, open_storage
 
 HEARTBEAT_S = 10.0
 LLM_LIMIT = "rlauto-llm"  # the packaging flows' global model-call limit (GLOBAL_LLM_CONCURRENCY)
-
-
-def agent_tag(run_id: str) -> str:
-    """The tag of every flow run working on agent run `run_id` (launchers find the active one)."""
-    return f"agent-run:{run_id}"
 
 
 def _settings() -> AgentSettings:
@@ -100,8 +97,8 @@ def _final_state(result: RunResult) -> dict[str, Any] | State[Any]:
 
 def _tag_flow_run(client: Any, flow_run_id: UUID, run_id: str) -> None:
     current = client.read_flow_run(flow_run_id)
-    if agent_tag(run_id) not in current.tags:
-        client.update_flow_run(flow_run_id, tags=[*current.tags, agent_tag(run_id)])
+    if agent_run_tag(run_id) not in current.tags:
+        client.update_flow_run(flow_run_id, tags=[*current.tags, agent_run_tag(run_id)])
 
 
 @flow(name="run-agent")

@@ -114,7 +114,9 @@ class PrefectSink:
             )  # fmt: skip
         elif isinstance(event, RunStarted):
             verb = "resumed" if event.resumed else "started"
-            self._log(f"agent run {event.run_id} {verb} on {event.serial} with {event.model}: {event.instruction[:300]}")
+            self._log(
+                f"agent run {event.run_id} {verb} on {event.serial} with {event.model}: {event.instruction[:300]}"
+            )
         elif isinstance(event, TakeoverRequested):
             self._log(
                 f"a person is needed ({event.reason}): {event.message} -- do it on the phone, then Resume this "
@@ -133,7 +135,9 @@ class PrefectSink:
         emit_event(
             event=HEARTBEAT_EVENT,
             resource={"prefect.resource.id": f"rlauto.agent-run.{self.run_id}", "prefect.resource.name": self.run_id},
-            related=[{"prefect.resource.id": f"prefect.flow-run.{self.flow_run_id}", "prefect.resource.role": "flow-run"}],
+            related=[
+                {"prefect.resource.id": f"prefect.flow-run.{self.flow_run_id}", "prefect.resource.role": "flow-run"}
+            ],
             payload={"waiting_on": event.waiting_on, "waited_s": event.waited_s, "step": event.step},
         )
 
@@ -150,7 +154,8 @@ class PrefectSink:
         result = self._redactor.text(event.error or event.result)
         body = (
             f"### Step {event.step}: `{event.tool}` {mark}{flag}\n\n{event.duration_s:.2f} s\n\n"
-            f"{_fenced(args)}\n\n{_fenced(result[:1500])}" + self._thumbnail(event.thumbnail, f"screen at step {event.step}")
+            f"{_fenced(args)}\n\n{_fenced(result[:1500])}"
+            + self._thumbnail(event.thumbnail, f"screen at step {event.step}")
         )
         create_markdown_artifact(body, description=f"agent run {self.run_id}: step {event.step} ({event.tool})")
 
@@ -184,7 +189,10 @@ def pause_for_person(timeout_s: int, logger: logging.Logger | logging.LoggerAdap
     def hook(request: TakeoverRequest) -> TakeoverAnswer:
         try:
             handed = pause_flow_run(
-                wait_for_input=HandBack, timeout=timeout_s, poll_interval=TAKEOVER_POLL_S, key=f"takeover-{request.step}"
+                wait_for_input=HandBack,
+                timeout=timeout_s,
+                poll_interval=TAKEOVER_POLL_S,
+                key=f"takeover-{request.step}",
             )
         except FlowPauseTimeout:
             logger.warning("nobody took over within %d s: the run stops (resume it to go on)", timeout_s)

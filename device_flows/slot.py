@@ -9,7 +9,6 @@ lease expires 60 s after a crashed holder stops renewing it, so a dead run frees
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
@@ -23,11 +22,10 @@ from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.variables import Variable
 
+from rlauto_core.agent import AGENT_HOLDER_VARIABLE, AGENT_SLOT, device_holder_variable, device_slot
 from rlauto_core.errors import RlautoError
 
 LEASE_S = 60
-AGENT_SLOT = "agent"
-AGENT_HOLDER_VARIABLE = "agent-slot"
 
 
 class DeviceBusy(RlautoError):
@@ -38,17 +36,9 @@ class AgentBusy(RlautoError):
     """Another agent run is active: one agent runs at a time."""
 
 
-def slot_name(serial: str) -> str:
-    return f"device:{serial}"
-
-
-def holder_variable(serial: str) -> str:
-    return "device-slot-" + re.sub(r"[^a-z0-9_-]", "-", serial.lower())[:200]
-
-
 def ensure_slot(serial: str) -> None:
     """Create the phone's limit (1 slot) if it does not exist yet; racing creators are fine."""
-    _ensure_limit(slot_name(serial))
+    _ensure_limit(device_slot(serial))
 
 
 def _ensure_limit(name: str) -> None:
@@ -95,7 +85,9 @@ def _held(name: str, variable: str, refusal: Callable[[str], RlautoError]) -> It
 def phone_slot(serial: str) -> AbstractContextManager[None]:
     """Hold the phone for the block, or raise DeviceBusy naming the run that holds it."""
     return _held(
-        slot_name(serial), holder_variable(serial), lambda other: DeviceBusy(f"device {serial} is busy with run {other}")
+        device_slot(serial),
+        device_holder_variable(serial),
+        lambda other: DeviceBusy(f"device {serial} is busy with run {other}"),
     )
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from device_flows.agent_flow import agent_tag, run_agent
-from rlauto_core.agent import Heartbeat, RunEnded, RunStarted, RunStore, ScreenTaken, ToolCalled
+from device_flows.agent_flow import run_agent
+from rlauto_core.agent import Heartbeat, RunEnded, RunStarted, RunStore, ScreenTaken, ToolCalled, agent_run_tag
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL
@@ -83,9 +83,7 @@ def test_a_flow_run_delivers_a_file_with_step_cards_usage_and_answer_and_no_key_
     assert len(rows) == result["model_calls"] + 1
 
     # liveness in Prefect: heartbeats as events related to the flow run (sent in the background)
-    beats = wait_for(
-        lambda: [e for e in prefect_events(run_id) if e["event"] == "rlauto.agent.heartbeat"], timeout=60
-    )
+    beats = wait_for(lambda: [e for e in prefect_events(run_id) if e["event"] == "rlauto.agent.heartbeat"], timeout=60)
     assert beats[0]["resource"]["prefect.resource.id"] == f"rlauto.agent-run.{run_id}"
     assert {b["payload"]["waiting_on"] for b in beats} <= {"model", "tool", "person"}
 
@@ -145,7 +143,7 @@ def test_a_fuse_pause_ends_the_flow_run_resumably_and_a_new_flow_run_finishes_th
     assert second.is_completed(), second
     assert second.result()["run_id"] == run_id and notes_app.notes[-1] == "Call Alice"
     resumed_by = str(second.state_details.flow_run_id)
-    assert resumed_by != run_id and agent_tag(run_id) in flow_run(resumed_by).tags
+    assert resumed_by != run_id and agent_run_tag(run_id) in flow_run(resumed_by).tags
     assert "the popup is gone" in texts_of(fake_llm.requests("agent")[0].body)
     started = [e for e in run_events(storage, run_id) if isinstance(e, RunStarted)]
     assert [(e.resumed, e.note) for e in started] == [(False, None), (True, "the popup is gone")]
