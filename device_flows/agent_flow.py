@@ -12,7 +12,8 @@ Completed (completed, chat_ended), Failed named AgentPaused / BudgetExhausted (r
 Cancelled (stopped, resumable), Failed (failed, resumable).
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: a flow run loaded from its entrypoint by a worker
+# validates the parameters against these annotations, and strings would name nothing there
 
 from contextlib import AbstractContextManager
 from typing import Any

@@ -17,6 +17,7 @@ the flow itself: the flow needs the phones, which only the workers on pool `phon
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 from uuid import UUID
 
@@ -36,6 +37,8 @@ from rlauto_core.agent import (
 from rlauto_core.errors import ConfigError
 
 DEVICE_PREFIX = "device:"
+# how Prefect words a flow that raised: the refusal itself is what a person needs to read
+_RAISED = re.compile(r"^Flow run encountered an exception: (?:[A-Za-z_][A-Za-z0-9_]*: )?")
 
 
 def _client() -> Any:
@@ -164,7 +167,8 @@ class PrefectAgentLauncher:
         if state is None:
             return LaunchStatus(flow_run_id=str(run.id), state="Scheduled")
         return LaunchStatus(flow_run_id=str(run.id), state=state.name or state.type.value.title(),
-                            paused=state.is_paused(), final=state.is_final(), message=state.message)  # fmt: skip
+                            paused=state.is_paused(), final=state.is_final(),
+                            message=_RAISED.sub("", state.message) if state.message else None)  # fmt: skip
 
     def stop(self, run_id: str) -> None:
         from prefect.states import Cancelling

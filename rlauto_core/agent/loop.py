@@ -232,7 +232,7 @@ class AgentLoop:
             # an interrupt (Ctrl-C, the process told to terminate when its flow run is cancelled):
             # the run is saved as stopped, so it resumes where it was, and the interrupt goes on
             with contextlib.suppress(Exception):
-                self._end(run, "stopped", f"interrupted ({type(exc).__name__}); resume to go on")
+                self._end(run, "stopped", f"stopped: interrupted ({type(exc).__name__}: cancelled?); resume to go on")
             raise
 
     def _round(self, run: ActiveRun) -> TurnEnd | None:
