@@ -156,7 +156,10 @@ def test_the_agent_page_runs_a_task_with_a_takeover_in_chromium(
 
 def _other_busy(page: Any) -> bool:
     """The page lists phones when it renders: reload it until the held phone shows up busy."""
-    if page.get_by_role("button", name=re.compile(rf"^{OTHER}( |$)")).count() and page.get_by_text("busy with run").count():
+    if (
+        page.get_by_role("button", name=re.compile(rf"^{OTHER}( |$)")).count()
+        and page.get_by_text("busy with run").count()
+    ):
         return True
     page.get_by_role("button", name="Refresh phones").click()
     page.wait_for_timeout(1000)
