@@ -11,7 +11,7 @@ from streamlit import config as streamlit_config
 from streamlit.testing.v1 import AppTest
 
 from dashboards.repository import Repository
-from rlauto_core.agent import AgentDevice, RunStore
+from rlauto_core.agent import AgentDevice, EventLog, RunEnded, RunStarted, RunStore
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL, MakeLoop
 from tests.agent.prefect_support import in_thread, wait_for
@@ -90,6 +90,8 @@ def test_the_page_shows_a_waiting_run_and_its_hand_back_reaches_the_run_with_the
     assert buttons["agent_device_fake-2"].disabled and not buttons[f"agent_device_{SERIAL}"].disabled
     assert CANARY.encode() not in rendered_bytes(at)
 
+    at.button(key="agent_stop_run-page").click().run()
+    assert ("stop", "run-page") in launcher.calls
     notes_app.sign_in()
     at.text_input(key="agent_note_run-page").input("solved it").run()
     at.button(key="agent_hand_back_run-page").click().run()
@@ -117,3 +119,15 @@ def test_send_needs_a_free_phone_and_goes_to_the_launcher_in_the_chosen_conversa
     launcher.busy = "another agent run is active: other (2)"
     at.button(key="agent_send").click().run()
     assert "another agent run is active: other (2)" in _markdown(at) and len(launcher.calls) == 1
+
+
+def test_a_paused_run_offers_resume_with_a_note(storage: FsspecStorage) -> None:
+    log = EventLog(storage, "run-fused")
+    log.append(RunStarted(run_id="run-fused", instruction="Tap Nope", serial=SERIAL, model="m"))
+    log.append(RunEnded(run_id="run-fused", outcome="paused", fuse="same_action", answer="the same action 6 times"))
+    launcher = FakeAgentLauncher(state="AgentPaused")
+    at = _page(storage, launcher, "run-fused")
+    assert "**Ended: paused** (same_action)" in _markdown(at) and "ended paused" in _markdown(at)
+    at.text_input(key="agent_resume_note_run-fused").input("the popup is closed").run()
+    at.button(key="agent_resume_run-fused").click().run()
+    assert launcher.calls == [("resume", "run-fused", "the popup is closed")]
