@@ -14,9 +14,10 @@ import streamlit as st
 from pydantic import ValidationError
 
 from dashboards import auth
+from dashboards.agent_launcher import AgentLauncher, NoAgentLauncher
 from dashboards.launcher import Launcher, NoLauncher
 from dashboards.repository import Repository, cache_dir_from_environment
-from dashboards.views import detail, items, overview, polish, upload
+from dashboards.views import agent, detail, items, overview, polish, upload
 from dashboards.views.common import OPEN_ITEM, OPEN_JOB, PAGE, PAGES
 from rlauto_core.config import Settings
 from rlauto_core.redact import Redactor
@@ -44,7 +45,12 @@ def settings_or_error() -> Settings:
         return Settings.model_construct()
 
 
-def main(repository: Repository, launcher: Launcher | None = None, settings: Settings | None = None) -> None:
+def main(
+    repository: Repository,
+    launcher: Launcher | None = None,
+    settings: Settings | None = None,
+    agent_launcher: AgentLauncher | None = None,
+) -> None:
     st.set_page_config(page_title="RL-Auto review", layout="wide")
     if not auth.gate():
         return
@@ -71,6 +77,8 @@ def main(repository: Repository, launcher: Launcher | None = None, settings: Set
         detail.render(repository, redactor)
     elif page == "Upload":
         upload.render(launcher, settings, redactor)
+    elif page == "Agent":
+        agent.render(repository, agent_launcher or NoAgentLauncher(), redactor)
     else:
         polish.render(settings, redactor)
 

@@ -1,16 +1,16 @@
-"""One phone, one run: the phone's slot is a strict Prefect global concurrency limit.
+"""One phone, one run; one agent at a time: slots are strict Prefect global concurrency limits.
 
-Every device flow takes `device:<serial>` (limit 1) for its whole body. A second run on
-a busy phone does not queue: it fails at once with "device SERIAL is busy with run X".
-The holder's run is kept in a Prefect variable so the refusal can name it; the lease
-expires 60 s after a crashed holder stops renewing it, so a dead run frees the phone.
+Every device flow takes `device:<serial>` (limit 1) for its whole body; the agent flow also
+takes `agent` (limit 1) first. A second run on a busy phone (or a second agent run) does not
+queue: it fails at once with "device SERIAL is busy with run X" (or "another agent run is
+active: X"). The holder's run is kept in a Prefect variable so the refusal can name it; the
+lease expires 60 s after a crashed holder stops renewing it, so a dead run frees its slot.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import httpx
 from prefect.client.orchestration import get_client
@@ -22,6 +22,7 @@ from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.variables import Variable
 
+from rlauto_core.agent import AGENT_HOLDER_VARIABLE, AGENT_SLOT, device_holder_variable, device_slot
 from rlauto_core.errors import RlautoError
 
 LEASE_S = 60
@@ -31,17 +32,16 @@ class DeviceBusy(RlautoError):
     """Another run holds the phone."""
 
 
-def slot_name(serial: str) -> str:
-    return f"device:{serial}"
-
-
-def _holder_variable(serial: str) -> str:
-    return "device-slot-" + re.sub(r"[^a-z0-9_-]", "-", serial.lower())[:200]
+class AgentBusy(RlautoError):
+    """Another agent run is active: one agent runs at a time."""
 
 
 def ensure_slot(serial: str) -> None:
     """Create the phone's limit (1 slot) if it does not exist yet; racing creators are fine."""
-    name = slot_name(serial)
+    _ensure_limit(device_slot(serial))
+
+
+def _ensure_limit(name: str) -> None:
     with get_client(sync_client=True) as client:
         try:
             client.read_global_concurrency_limit_by_name(name)
@@ -63,22 +63,38 @@ def _is_locked(exc: BaseException) -> bool:
 
 
 @contextmanager
-def phone_slot(serial: str) -> Iterator[None]:
-    """Hold the phone for the block, or raise DeviceBusy naming the run that holds it."""
-    ensure_slot(serial)
+def _held(name: str, variable: str, refusal: Callable[[str], RlautoError]) -> Iterator[None]:
+    """Hold the limit `name` for the block, or raise `refusal(holder)` at once."""
+    _ensure_limit(name)
     run_id = flow_run.get_id()
     run_label = f"{flow_run.get_name() or 'unnamed'} ({run_id})" if run_id else "outside a flow run"
     holder = ConcurrencyLeaseHolder(type="flow_run", id=run_id) if run_id else None
     acquired = False
     try:
-        with concurrency(
-            slot_name(serial), occupy=1, max_retries=0, strict=True, holder=holder, lease_duration=LEASE_S
-        ):
+        with concurrency(name, occupy=1, max_retries=0, strict=True, holder=holder, lease_duration=LEASE_S):
             acquired = True
-            Variable.set(_holder_variable(serial), run_label, overwrite=True)
+            Variable.set(variable, run_label, overwrite=True)
             yield
     except ConcurrencySlotAcquisitionError as exc:
         if acquired or not _is_locked(exc):
             raise
-        other = Variable.get(_holder_variable(serial), default="(unknown run)")
-        raise DeviceBusy(f"device {serial} is busy with run {other}") from None
+        other = Variable.get(variable, default="(unknown run)")
+        raise refusal(str(other)) from None
+
+
+def phone_slot(serial: str) -> AbstractContextManager[None]:
+    """Hold the phone for the block, or raise DeviceBusy naming the run that holds it."""
+    return _held(
+        device_slot(serial),
+        device_holder_variable(serial),
+        lambda other: DeviceBusy(f"device {serial} is busy with run {other}"),
+    )
+
+
+def agent_slot() -> AbstractContextManager[None]:
+    """Be the one agent run, or raise AgentBusy naming the one that is."""
+    return _held(
+        AGENT_SLOT,
+        AGENT_HOLDER_VARIABLE,
+        lambda other: AgentBusy(f"another agent run is active: {other}; one agent runs at a time"),
+    )

@@ -1,14 +1,19 @@
-"""`rlauto agent policy LOG`: replay the run policy over a run's step log, without a phone."""
+"""`rlauto agent policy LOG`: replay the run policy over a run's step log, without a phone.
+`rlauto agent run "INSTRUCTION" --device SERIAL [--json]`: the agent on a phone, followed live."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from flows.cli.app import app, fail
+
+if TYPE_CHECKING:
+    from rlauto_core.agent import AgentEvent, LaunchedAgentRun
 
 agent_app = typer.Typer(help="The phone agent.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
@@ -53,3 +58,115 @@ def policy_command(
         typer.echo("continue: no fuse tripped")
     typer.echo(f"hints at lines: {hints}")
     typer.echo(f"re-routes at lines: {reroutes}")
+
+
+def _line(event: AgentEvent) -> str | None:
+    """One line per event a person follows in a terminal (heartbeats and model calls are quiet)."""
+    from rlauto_core.agent import (
+        PolicyApplied,
+        RunEnded,
+        RunStarted,
+        TakeoverEnded,
+        TakeoverRequested,
+        TaskReported,
+        ToolCalled,
+    )
+
+    if isinstance(event, RunStarted):
+        return f"{'resumed' if event.resumed else 'started'} on {event.serial} ({event.model})"
+    if isinstance(event, ToolCalled):
+        args = json.dumps(event.args, ensure_ascii=False)[:120]
+        outcome = event.result if event.ok else f"ERROR: {event.error}"
+        return f"step {event.step}: {event.tool} {args} -> {' '.join(outcome.split())[:160]}"
+    if isinstance(event, PolicyApplied):
+        return f"policy: {event.kind} ({event.fuse}, {event.streak} in a row)"
+    if isinstance(event, TakeoverRequested):
+        return (f"a person is needed ({event.reason}): {event.message}\n"
+                "  do it on the phone, then Resume the flow run in the Prefect UI or hand back on the dashboard")  # fmt: skip
+    if isinstance(event, TakeoverEnded):
+        return f"handed back{': ' + event.note if event.note else ''}"
+    if isinstance(event, TaskReported):
+        return f"report ({event.kind}{', refused' if not event.accepted else ''}): {event.summary[:200]}"
+    if isinstance(event, RunEnded):
+        return f"ended {event.outcome}: {event.answer[:500]}"
+    return None
+
+
+@agent_app.command("run")
+def run_command(
+    instruction: Annotated[str, typer.Argument(help="What the agent should do on the phone.")] = "",
+    device: Annotated[str, typer.Option("--device", help="The phone's serial (adb devices).")] = "",
+    conversation: Annotated[str | None, typer.Option("--conversation", help="Continue this conversation id.")] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Another model than AGENT_MODEL (must read images).")
+    ] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Another endpoint than AGENT_BASE_URL.")] = None,
+    api_mode: Annotated[str | None, typer.Option("--api-mode", help="chat or responses.")] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Go on with this paused/stopped/failed agent run.")
+    ] = None,
+    note: Annotated[str | None, typer.Option("--note", help="With --resume: what the agent should know.")] = None,
+    storage: Annotated[str | None, typer.Option("--storage", help="Storage URL (default RLAUTO_STORAGE_URL).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout at the end.")] = False,
+) -> None:
+    """Run the phone agent through the `run-agent` deployment (pool `phones`) and follow it.
+
+    Exit 0 when the run completed, 1 when it ended otherwise (paused, budget_exhausted, stopped,
+    failed, chat_ended: see the answer), 2 when it could not start (a busy phone, another agent
+    run, no deployment, bad input). Ctrl-C stops the run (resumable)."""
+    from pydantic import ValidationError
+
+    from flows.agent_sdk import AgentRunOutcome, resume_agent, run_agent
+    from rlauto_core.agent import ModelChoice
+    from rlauto_core.errors import RlautoError
+
+    if resume is None and (not instruction.strip() or not device.strip()):
+        fail("give an INSTRUCTION and --device SERIAL (or --resume RUN)")
+    try:
+        given = any(v is not None for v in (model, base_url, api_mode))
+        choice = ModelChoice(model=model, base_url=base_url, api_mode=api_mode) if given else None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
+    launched: list[LaunchedAgentRun] = []
+
+    def show(event: AgentEvent) -> None:
+        line = _line(event)
+        if line is not None and not as_json:
+            typer.echo(line)
+
+    def started(run: LaunchedAgentRun) -> None:
+        launched.append(run)
+        if not as_json:
+            typer.echo(f"agent run {run.run_id}" + (f"  {run.ui_url}" if run.ui_url else ""))
+
+    try:
+        if resume is not None:
+            outcome: AgentRunOutcome = resume_agent(resume, note, storage_url=storage, on_event=show, on_launch=started)
+        else:
+            outcome = run_agent(instruction, device, conversation_id=conversation, model=choice, storage_url=storage,
+                                on_event=show, on_launch=started)  # fmt: skip
+    except RlautoError as exc:
+        fail(exc)
+    except KeyboardInterrupt:
+        _stop(launched, storage)
+        raise typer.Exit(code=130) from None
+    if outcome.outcome is None:
+        fail(outcome.message or f"the flow run ended {outcome.state} before the agent started")
+    if as_json:
+        typer.echo(json.dumps({**outcome.model_dump(mode="json"), "resumable": outcome.resumable}, ensure_ascii=False))
+    raise typer.Exit(code=0 if outcome.outcome == "completed" else 1)
+
+
+def _stop(launched: list[LaunchedAgentRun], storage: str | None) -> None:
+    from flows.agent_launch import PrefectAgentLauncher
+    from rlauto_core.config import Settings
+    from rlauto_core.errors import RlautoError
+
+    if not launched:
+        return
+    try:
+        PrefectAgentLauncher(storage or Settings().rlauto_storage_url).stop(launched[-1].run_id)
+        sys.stderr.write(f"stopping agent run {launched[-1].run_id}: resume it with --resume\n")
+    except RlautoError as exc:
+        sys.stderr.write(f"error: {exc}\n")

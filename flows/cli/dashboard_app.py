@@ -1,5 +1,6 @@
 """The review dashboard as `rlauto dashboard` serves it: the app, handed its repository, the
-deployment settings (read once) and the launcher that starts batches through Prefect."""
+deployment settings (read once), the launcher that starts batches through Prefect and the
+agent launcher that starts, stops and hands back agent runs (`run-agent` on pool `phones`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ if __name__ == "__main__" and not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from dashboards.review import main, settings_or_error, shared_repository
+from flows.agent_launch import PrefectAgentLauncher
 from flows.launch import PrefectLauncher
 
 if __name__ == "__main__":
     settings = settings_or_error()
     repository = shared_repository(settings.rlauto_storage_url)
-    main(repository, PrefectLauncher(settings, repository.root_uri), settings)
+    launcher = PrefectLauncher(settings, repository.root_uri)
+    main(repository, launcher, settings, PrefectAgentLauncher(repository.root_uri))

@@ -11,7 +11,9 @@ import typer
 
 from flows.cli.app import app, fail
 
-REVIEW_APP = Path(__file__).resolve().parents[2] / "dashboards" / "review.py"
+PROJECT = Path(__file__).resolve().parents[2]
+# the app with its launchers (dashboard_app.py hands review.py's `main` what starts runs)
+REVIEW_APP = PROJECT / "flows" / "cli" / "dashboard_app.py"
 PASSWORD_ENV = "RLAUTO_DASHBOARD_PASSWORD"
 
 
@@ -52,7 +54,7 @@ def dashboard_argv(host: str, port: int, max_upload_mb: int) -> list[str]:
 
 def dashboard_env(storage_url: str | None) -> dict[str, str]:
     env = dict(os.environ)
-    project = str(REVIEW_APP.parent.parent)
+    project = str(PROJECT)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (project, env.get("PYTHONPATH", "")) if p)
     if storage_url:
         env["RLAUTO_STORAGE_URL"] = storage_url

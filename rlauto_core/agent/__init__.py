@@ -8,6 +8,9 @@ Part of the face (what `device_flows`, the dashboard, the CLI and the SDK use):
 - events (`AgentEvent` and its members), `EventSink`, `FanOut`, `EventLog` (`read(offset)`).
 - `RunStore`/`RunState`, `ConversationStore`, the run policy (`RunPolicy`, `replay`) and the
   step log (`parse_step_log`, `StepLog`), storage paths (`layout`).
+- `RunView` (a run folded from its event log for pages and terminals: timeline, usage,
+  takeover, outcome, alive), `AgentDevice`/`LaunchedAgentRun`/`LaunchStatus` (what launching gives back) and the
+  names the flow and its launchers share (`device_slot`, `AGENT_SLOT`, `agent_run_tag`...).
 """
 
 from rlauto_core.agent import layout
@@ -28,6 +31,7 @@ from rlauto_core.agent.events import (
     Reasoning,
     RunEnded,
     RunStarted,
+    ScreenTaken,
     TakeoverEnded,
     TakeoverRequested,
     TaskReported,
@@ -35,6 +39,17 @@ from rlauto_core.agent.events import (
 )
 from rlauto_core.agent.heartbeat import Checkpoint, StopRequested
 from rlauto_core.agent.images import ImageError, scale_screenshot
+from rlauto_core.agent.launch import (
+    AGENT_HOLDER_VARIABLE,
+    AGENT_SLOT,
+    RUN_AGENT_DEPLOYMENT,
+    AgentDevice,
+    LaunchedAgentRun,
+    LaunchStatus,
+    agent_run_tag,
+    device_holder_variable,
+    device_slot,
+)
 from rlauto_core.agent.loop import AgentLoop, RunResult, TurnModel
 from rlauto_core.agent.policy import (
     CONTROL_TOOLS,
@@ -57,14 +72,20 @@ from rlauto_core.agent.takeover import TakeoverAnswer, TakeoverHook, TakeoverRea
 from rlauto_core.agent.tool_args import TOOL_NAMES, tool_specs
 from rlauto_core.agent.toolbox import DeviceDirectory, DeviceInfo
 from rlauto_core.agent.ui_tree import UiTreeError, compress_hierarchy
+from rlauto_core.agent.watch import ALIVE_S, RunView
 
 __all__ = [
+    "AGENT_HOLDER_VARIABLE",
+    "AGENT_SLOT",
+    "ALIVE_S",
     "CONTROL_TOOLS",
     "EVENT_ADAPTER",
     "MAX_LOG_BYTES",
     "OBSERVATION_TOOLS",
     "RESUMABLE",
+    "RUN_AGENT_DEPLOYMENT",
     "TOOL_NAMES",
+    "AgentDevice",
     "AgentEvent",
     "AgentLoop",
     "AgentSettings",
@@ -85,6 +106,8 @@ __all__ = [
     "Fuse",
     "Heartbeat",
     "ImageError",
+    "LaunchStatus",
+    "LaunchedAgentRun",
     "LoggedEvent",
     "ModelCalled",
     "ModelChoice",
@@ -102,6 +125,8 @@ __all__ = [
     "RunStarted",
     "RunState",
     "RunStore",
+    "RunView",
+    "ScreenTaken",
     "StepLog",
     "StepLogError",
     "StepRecord",
@@ -117,8 +142,11 @@ __all__ = [
     "ToolCalled",
     "TurnModel",
     "UiTreeError",
+    "agent_run_tag",
     "check_completion",
     "compress_hierarchy",
+    "device_holder_variable",
+    "device_slot",
     "layout",
     "parse_step_log",
     "replay",

@@ -47,6 +47,12 @@ class EventLog:
         found = (_seq_of(p) for p in self._storage.list(events_dir(self.run_id)))
         return sorted(n for n in found if n is not None)
 
+    def next_seq(self) -> int:
+        """The number the next event gets, as seen now: where a reader of new events only starts
+        (take it before starting the writer, so none of its events is missed)."""
+        numbers = self._sequence_numbers()
+        return numbers[-1] + 1 if numbers else 0
+
     def append(self, event: AgentEvent) -> int:
         """Store `event` after every event already there; its sequence number."""
         if self._next is None:

@@ -81,6 +81,16 @@ class ToolCalled(_Event):
     thumbnail: str | None = None
 
 
+class ScreenTaken(_Event):
+    """A screenshot the loop took itself (the start, after a turn's state change or a takeover):
+    what the phone shows now, for step cards and the live view."""
+
+    type: Literal["screen"] = "screen"
+    caption: str
+    screen: str
+    thumbnail: str
+
+
 class PolicyApplied(_Event):
     """A hint, a re-route or a fuse of the run policy; `detail` is the action or error."""
 
@@ -147,6 +157,7 @@ AgentEvent = Annotated[
     | Reasoning
     | AssistantText
     | ToolCalled
+    | ScreenTaken
     | PolicyApplied
     | Heartbeat
     | TakeoverRequested

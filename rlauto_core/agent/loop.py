@@ -10,6 +10,7 @@ happens is an event in the sink; nothing here knows about Prefect.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -196,9 +197,12 @@ class AgentLoop:
         round_ = Round(by_model=False, note=note)
         try:
             run.heartbeat.wait("tool", self.phone.wake)
-            round_.screens.append(run.heartbeat.wait("tool", lambda: toolbox.screens.capture(self.phone, "the start")))
+            first = run.heartbeat.wait("tool", lambda: toolbox.screens.capture(self.phone, "the start"))
         except Exception as exc:
             round_.note = (note + "\n" if note else "") + f"(no screenshot: {type(exc).__name__}: {exc})"[:300]
+        else:
+            round_.screens.append(first)
+            run.emit_screen(first)
         run.state.add_round(round_)
         run.state.screens_taken = toolbox.screens.taken
 
@@ -224,6 +228,12 @@ class AgentLoop:
         except Exception as exc:
             error = redact_text(f"{type(exc).__name__}: {exc}", self._secrets)[:500]
             return self._end(run, "failed", f"the run failed: {error}", error=error)
+        except BaseException as exc:
+            # an interrupt (Ctrl-C, the process told to terminate when its flow run is cancelled):
+            # the run is saved as stopped, so it resumes where it was, and the interrupt goes on
+            with contextlib.suppress(Exception):
+                self._end(run, "stopped", f"stopped: interrupted ({type(exc).__name__}: cancelled?); resume to go on")
+            raise
 
     def _round(self, run: ActiveRun) -> TurnEnd | None:
         state = run.state

@@ -21,6 +21,7 @@ from rlauto_core.agent import prompts
 from rlauto_core.agent.events import (
     EventSink,
     PolicyApplied,
+    ScreenTaken,
     TakeoverEnded,
     TakeoverRequested,
     TaskReported,
@@ -28,6 +29,7 @@ from rlauto_core.agent.events import (
 )
 from rlauto_core.agent.heartbeat import Heartbeat
 from rlauto_core.agent.policy import Fuse, NoticeKind, RunPolicy, StepRecord
+from rlauto_core.agent.screens import ScreenRef
 from rlauto_core.agent.state import Round, RunState, ToolResult
 from rlauto_core.agent.step_log import StepLog
 from rlauto_core.agent.takeover import TakeoverAnswer, TakeoverHook, TakeoverRequest
@@ -58,6 +60,18 @@ class ActiveRun:
     takeover: TakeoverHook | None
     save: Callable[[RunState], None]
     clock: Callable[[], float] = time.monotonic
+
+    def emit_screen(self, screen: ScreenRef) -> None:
+        state = self.state
+        self.sink.emit(
+            ScreenTaken(
+                run_id=state.run_id,
+                step=state.steps,
+                caption=screen.caption,
+                screen=screen.path,
+                thumbnail=screen.thumbnail,
+            )
+        )
 
     def emit_tool(self, call: ToolCall, outcome: ToolOutcome, duration: float) -> None:
         screen = outcome.screen
@@ -182,9 +196,12 @@ def run_tools(run: ActiveRun, reply: TurnReply) -> TurnEnd | None:
         caption = "after the takeover" if took_over else f"after step {state.steps}"
         toolbox = run.toolbox
         try:
-            round_.screens.append(run.heartbeat.wait("tool", lambda: toolbox.screens.capture(toolbox.phone, caption)))
+            fresh = run.heartbeat.wait("tool", lambda: toolbox.screens.capture(toolbox.phone, caption))
         except Exception as exc:
             notes.append(f"(no fresh screenshot: {type(exc).__name__}: {exc})"[:300])
+        else:
+            round_.screens.append(fresh)
+            run.emit_screen(fresh)
     round_.note = "\n".join(notes)
     state.add_round(round_)
     state.policy = run.policy.state

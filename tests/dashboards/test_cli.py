@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from flows.cli.dashboard_cmd import REVIEW_APP, dashboard_argv, dashboard_env
+from flows.cli.dashboard_cmd import PROJECT, REVIEW_APP, dashboard_argv, dashboard_env
 
 RLAUTO = [sys.executable, "-c", "from flows.cli import main; main()"]
 
@@ -37,4 +37,4 @@ def test_the_command_line_binds_the_given_host_and_upload_limit() -> None:
     }
     env = dashboard_env("s3://bucket/prefix")
     assert env["RLAUTO_STORAGE_URL"] == "s3://bucket/prefix"
-    assert str(REVIEW_APP.parent.parent) in env["PYTHONPATH"].split(os.pathsep)
+    assert str(PROJECT) in env["PYTHONPATH"].split(os.pathsep)

@@ -1,0 +1,160 @@
+"""`run-agent`: a model operates one phone under the run policy, on work pool `phones`.
+
+A new run: `instruction` and `serial` (and optionally a `conversation_id` and a `model` choice;
+never a key: AGENT_API_KEY comes from the worker's environment). Its agent run id is this flow
+run's id. Resuming a paused, budget_exhausted, stopped or failed agent run: `resume_run` (its
+id) and an optional `note`; a NEW flow run goes on with the same agent run (same event log,
+state and files). A takeover instead pauses THIS flow run until a person resumes it.
+
+The run first takes the one agent slot, then the phone's slot: a second agent run, or a run on
+a busy phone, fails at once and says who holds it. The run's Prefect state says how it ended:
+Completed (completed, chat_ended), Failed named AgentPaused / BudgetExhausted (resumable),
+Cancelled (stopped, resumable), Failed (failed, resumable).
+"""
+
+# no `from __future__ import annotations`: a flow run loaded from its entrypoint by a worker
+# validates the parameters against these annotations, and strings would name nothing there
+
+from contextlib import AbstractContextManager
+from typing import Any
+from uuid import UUID
+
+from prefect import flow, get_run_logger
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.objects import State
+from prefect.runtime import flow_run
+from prefect.states import Cancelled, Failed
+from pydantic import ValidationError
+
+from device_flows.agent_prefect import CancelWatch, PrefectSink, pause_for_person
+from device_flows.phone import AdbDirectory, U2Phone
+from device_flows.slot import agent_slot, phone_slot
+from rlauto_core.agent import (
+    RESUMABLE,
+    AgentLoop,
+    AgentSettings,
+    EventLog,
+    FanOut,
+    ModelChoice,
+    RunResult,
+    RunStore,
+    agent_run_tag,
+    layout,
+)
+from rlauto_core.config import Settings
+from rlauto_core.errors import ConfigError
+from rlauto_core.llm import RetryPolicy, ToolCallingClient
+from rlauto_core.store import Storage, open_storage
+
+HEARTBEAT_S = 10.0
+LLM_LIMIT = "rlauto-llm"  # the packaging flows' global model-call limit (GLOBAL_LLM_CONCURRENCY)
+
+
+def _settings() -> AgentSettings:
+    try:
+        return AgentSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "AGENT_" + ".".join(str(p) for p in first["loc"]).upper()
+        raise ConfigError(f"configuration: {name}: {first['msg']}") from None
+
+
+def _resumed_serial(storage: Storage, run_id: str, serial: str) -> str:
+    state = RunStore(storage).load(layout.checked_id(run_id))
+    if state is None:
+        raise ConfigError(f"agent run {run_id} does not exist in {storage.url}")
+    if state.status not in RESUMABLE:
+        raise ConfigError(f"agent run {run_id} is {state.status}: only a paused, budget_exhausted, stopped or "
+                          "failed run resumes; start a new run in its conversation instead")  # fmt: skip
+    if serial and serial != state.serial:
+        raise ConfigError(f"agent run {run_id} ran on {state.serial}, not {serial}: resume it on its own phone")
+    return state.serial
+
+
+def _llm_gate(limit: int) -> Any:
+    if limit <= 0:
+        return None
+    from prefect.concurrency.sync import concurrency
+
+    def gate() -> AbstractContextManager[None]:
+        return concurrency(LLM_LIMIT, occupy=1)
+
+    return gate
+
+
+def _final_state(result: RunResult) -> dict[str, Any] | State[Any]:
+    summary = result.model_dump(mode="json")
+    hint = f"; resume it: rlauto agent run --resume {result.run_id}"
+    if result.outcome in ("completed", "chat_ended"):
+        return summary
+    if result.outcome == "paused":
+        return Failed(name="AgentPaused", message=f"paused by the {result.fuse} fuse at step {result.steps}{hint}")
+    if result.outcome == "budget_exhausted":
+        return Failed(name="BudgetExhausted", message=f"{result.answer}{hint}")
+    if result.outcome == "stopped":
+        return Cancelled(message=f"{result.answer}{hint}")
+    return Failed(message=f"{result.answer}{hint}")
+
+
+def _tag_flow_run(client: Any, flow_run_id: UUID, run_id: str) -> None:
+    current = client.read_flow_run(flow_run_id)
+    if agent_run_tag(run_id) not in current.tags:
+        client.update_flow_run(flow_run_id, tags=[*current.tags, agent_run_tag(run_id)])
+
+
+@flow(name="run-agent")
+def run_agent(
+    instruction: str = "",
+    serial: str = "",
+    conversation_id: str | None = None,
+    model: ModelChoice | None = None,
+    resume_run: str | None = None,
+    note: str | None = None,
+    storage_url: str | None = None,
+    takeover_timeout_s: int = 3600,
+) -> dict[str, Any] | State[Any]:
+    """A model operates the phone `serial` to do `instruction` (or goes on with `resume_run`,
+    telling it `note`). Keys only from the worker's environment (AGENT_API_KEY)."""
+    logger = get_run_logger()
+    flow_run_id = flow_run.get_id()
+    if flow_run_id is None:
+        raise ConfigError("run-agent runs as a Prefect flow run")
+    if conversation_id:
+        layout.checked_id(conversation_id, "conversation id")
+    settings = _settings()
+    storage = open_storage(storage_url or Settings().rlauto_storage_url)
+    if resume_run:
+        run_id, serial = resume_run, _resumed_serial(storage, resume_run, serial.strip())
+    else:
+        if not instruction.strip():
+            raise ConfigError("instruction: say what the agent should do on the phone")
+        if not serial.strip():
+            raise ConfigError("serial: choose the phone (adb devices)")
+        run_id, serial = str(flow_run_id), serial.strip()
+    endpoint = settings.endpoint(model)
+    gate = _llm_gate(Settings().global_llm_concurrency)
+    # the client is made first: a missing key is refused before a slot is taken
+    client = ToolCallingClient(
+        endpoint, timeout_seconds=settings.timeout_seconds, proxy=settings.upstream_proxy,
+        retry=RetryPolicy(max_attempts=settings.max_attempts), gate=gate,
+    )  # fmt: skip
+    with client, agent_slot(), phone_slot(serial), get_client(sync_client=True) as prefect:
+        if resume_run:
+            _tag_flow_run(prefect, UUID(str(flow_run_id)), run_id)
+        sink = PrefectSink(run_id, str(flow_run_id), storage, logger)
+        loop = AgentLoop(
+            model=client,
+            phone=U2Phone(serial),
+            devices=AdbDirectory(),
+            storage=storage,
+            sink=FanOut(EventLog(storage, run_id), sink),
+            settings=settings.model_copy(update={"model": endpoint.model}),
+            takeover=pause_for_person(takeover_timeout_s, logger),
+            checkpoint=CancelWatch(prefect, UUID(str(flow_run_id))),
+            heartbeat_s=HEARTBEAT_S,
+        )
+        if resume_run:
+            result = loop.resume(run_id, note=note)
+        else:
+            result = loop.start(run_id, instruction, conversation_id=conversation_id)
+    return _final_state(result)
