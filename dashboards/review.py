@@ -16,8 +16,9 @@ from pydantic import ValidationError
 from dashboards import auth
 from dashboards.agent_launcher import AgentLauncher, NoAgentLauncher
 from dashboards.launcher import Launcher, NoLauncher
+from dashboards.memory_launcher import MemoryLauncher, NoMemoryLauncher
 from dashboards.repository import Repository, cache_dir_from_environment
-from dashboards.views import agent, detail, items, overview, polish, upload
+from dashboards.views import actions, agent, designer, detail, experience, items, overview, polish, upload
 from dashboards.views.common import OPEN_ITEM, OPEN_JOB, PAGE, PAGES
 from rlauto_core.config import Settings
 from rlauto_core.redact import Redactor
@@ -50,6 +51,7 @@ def main(
     launcher: Launcher | None = None,
     settings: Settings | None = None,
     agent_launcher: AgentLauncher | None = None,
+    memory: MemoryLauncher | None = None,
 ) -> None:
     st.set_page_config(page_title="RL-Auto review", layout="wide")
     if not auth.gate():
@@ -79,6 +81,12 @@ def main(
         upload.render(launcher, settings, redactor)
     elif page == "Agent":
         agent.render(repository, agent_launcher or NoAgentLauncher(), redactor)
+    elif page == "Experience":
+        experience.render(repository.storage, redactor, memory or NoMemoryLauncher())
+    elif page == "Actions":
+        actions.render(repository.storage, redactor)
+    elif page == "Designer":
+        designer.render(repository.storage, redactor, memory or NoMemoryLauncher())
     else:
         polish.render(settings, redactor)
 

@@ -33,13 +33,16 @@ from rlauto_core.agent import (
     RESUMABLE,
     AgentLoop,
     AgentSettings,
+    Distiller,
     EventLog,
     FanOut,
+    MemoryRecall,
     ModelChoice,
     RunResult,
     RunStore,
     agent_run_tag,
     layout,
+    memory_client,
 )
 from rlauto_core.config import Settings
 from rlauto_core.errors import ConfigError
@@ -138,7 +141,10 @@ def run_agent(
         endpoint, timeout_seconds=settings.timeout_seconds, proxy=settings.upstream_proxy,
         retry=RetryPolicy(max_attempts=settings.max_attempts), gate=gate,
     )  # fmt: skip
-    with client, agent_slot(), phone_slot(serial), get_client(sync_client=True) as prefect:
+    # memory calls (distilling a recipe after a completed run) on the same endpoint, thinking off
+    memory = memory_client(settings, model, gate=gate)
+    key = endpoint.api_key.get_secret_value() if endpoint.api_key else ""
+    with client, memory, agent_slot(), phone_slot(serial), get_client(sync_client=True) as prefect:
         if resume_run:
             _tag_flow_run(prefect, UUID(str(flow_run_id)), run_id)
         sink = PrefectSink(run_id, str(flow_run_id), storage, logger)
@@ -152,6 +158,8 @@ def run_agent(
             takeover=pause_for_person(takeover_timeout_s, logger),
             checkpoint=CancelWatch(prefect, UUID(str(flow_run_id))),
             heartbeat_s=HEARTBEAT_S,
+            recall=MemoryRecall(storage),
+            distiller=Distiller(storage, memory, secrets=(key,) if key else ()),
         )
         if resume_run:
             result = loop.resume(run_id, note=note)

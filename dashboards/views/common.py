@@ -12,7 +12,7 @@ from rlauto_core.redact import Redactor
 OPEN_JOB = "open_job"
 OPEN_ITEM = "open_item"
 PAGE = "page"
-PAGES = ("Overview", "Items", "Item", "Upload", "Polish", "Agent")
+PAGES = ("Overview", "Items", "Item", "Upload", "Polish", "Agent", "Experience", "Actions", "Designer")
 
 
 def open_item(job_id: str, item_id: str) -> None:

@@ -8,6 +8,7 @@ from flows.cli import (
     dataset_cmd,  # noqa: F401  (registers its command)
     gesture_cmd,  # noqa: F401  (registers its command)
     inspect_cmd,  # noqa: F401  (registers its command)
+    memory_cmd,  # noqa: F401  (registers its command)
     package_cmd,  # noqa: F401  (registers its command)
     polish_cmd,  # noqa: F401  (registers its command)
     score_cmd,  # noqa: F401  (registers its command)

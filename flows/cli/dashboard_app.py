@@ -1,6 +1,7 @@
 """The review dashboard as `rlauto dashboard` serves it: the app, handed its repository, the
-deployment settings (read once), the launcher that starts batches through Prefect and the
-agent launcher that starts, stops and hands back agent runs (`run-agent` on pool `phones`)."""
+deployment settings (read once), the launcher that starts batches through Prefect, the agent
+launcher that starts, stops and hands back agent runs (`run-agent` on pool `phones`) and the one
+that starts the agent memory's runs (designer, confirmed tasks, the audit)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,16 @@ if __name__ == "__main__" and not __package__:
 from dashboards.review import main, settings_or_error, shared_repository
 from flows.agent_launch import PrefectAgentLauncher
 from flows.launch import PrefectLauncher
+from flows.memory_launch import PrefectMemoryLauncher
 
 if __name__ == "__main__":
     settings = settings_or_error()
     repository = shared_repository(settings.rlauto_storage_url)
     launcher = PrefectLauncher(settings, repository.root_uri)
-    main(repository, launcher, settings, PrefectAgentLauncher(repository.root_uri))
+    main(
+        repository,
+        launcher,
+        settings,
+        agent_launcher=PrefectAgentLauncher(repository.root_uri),
+        memory=PrefectMemoryLauncher(repository.root_uri),
+    )

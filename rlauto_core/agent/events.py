@@ -134,6 +134,33 @@ class TaskReported(_Event):
     deliverables: list[str] = Field(default_factory=list)
 
 
+class RecallHit(BaseModel):
+    """One recalled recipe or action: its id, what it is called, how alike it is (0-1)."""
+
+    id: str
+    title: str
+    score: float
+
+
+class MemoryRecalled(_Event):
+    """A card at the start: recipes or actions of similar tasks were put into the system prompt."""
+
+    type: Literal["memory_recalled"] = "memory_recalled"
+    library: Literal["experience", "actions"]
+    hits: list[RecallHit]
+    message: str
+
+
+class MemoryDistilled(_Event):
+    """A card at the end of a completed run: what it taught the libraries, and what was refused."""
+
+    type: Literal["memory_distilled"] = "memory_distilled"
+    recipe_id: str | None = None
+    recipe_title: str | None = None
+    actions: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+
+
 class RunEnded(_Event):
     """How the run ended; `answer` is the final answer (a completion's summary, or the last text)."""
 
@@ -163,6 +190,8 @@ AgentEvent = Annotated[
     | TakeoverRequested
     | TakeoverEnded
     | TaskReported
+    | MemoryRecalled
+    | MemoryDistilled
     | RunEnded,
     Field(discriminator="type"),
 ]

@@ -18,8 +18,9 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from rlauto_core.agent import prompts
-from rlauto_core.agent.context import compose
+from rlauto_core.agent.context import OUTPUT_RESERVE_TOKENS, compose
 from rlauto_core.agent.conversation import REASONING_CHARS, ConversationMessage, ConversationStore
+from rlauto_core.agent.distill import RunDistiller
 from rlauto_core.agent.events import (
     RESUMABLE,
     AssistantText,
@@ -35,7 +36,10 @@ from rlauto_core.agent.events import (
 )
 from rlauto_core.agent.heartbeat import HEARTBEAT_S, Checkpoint, Heartbeat, StopRequested, WaitingOn
 from rlauto_core.agent.layout import step_log_path
+from rlauto_core.agent.memory_hooks import distil_run, recall_into
+from rlauto_core.agent.mode import AGENT_MODE, LoopMode
 from rlauto_core.agent.policy import Fuse, Resumed, RunPolicy
+from rlauto_core.agent.recall import RecallSource
 from rlauto_core.agent.screens import ScreenStore
 from rlauto_core.agent.settings import AgentSettings
 from rlauto_core.agent.state import Round, RunState, RunStore
@@ -85,7 +89,10 @@ class RunResult(BaseModel):
 class AgentLoop:
     """One phone, one model, one storage. `checkpoint` is called between steps and about once
     a second while waiting (raise `StopRequested` to cancel: keep it cheap); `takeover` blocks
-    until a person hands the phone back; `on_delta` sees streamed text (from the model thread)."""
+    until a person hands the phone back; `on_delta` sees streamed text (from the model thread).
+    Memory (optional): `recall` is asked once at the start (recipes and actions of similar tasks
+    go into the system prompt); `distiller` learns from a run that completed. `mode` is the kind
+    of run (the phone agent by default; `designer_mode` designs a step task)."""
 
     def __init__(
         self,
@@ -101,6 +108,9 @@ class AgentLoop:
         on_delta: OnDelta | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         clock: Callable[[], float] = time.monotonic,
+        recall: RecallSource | None = None,
+        distiller: RunDistiller | None = None,
+        mode: LoopMode = AGENT_MODE,
     ) -> None:
         self.model = model
         self.phone = phone
@@ -115,7 +125,10 @@ class AgentLoop:
         self.clock = clock
         self.runs = RunStore(storage)
         self.conversations = ConversationStore(storage)
-        self.tools = tool_specs()
+        self.recall = recall
+        self.distiller = distiller
+        self.mode = mode
+        self.tools = tool_specs() + [tool.spec() for tool in mode.local_tools]
         key = settings.api_key
         self._secrets = (key.get_secret_value(),) if key is not None else ()
 
@@ -125,9 +138,15 @@ class AgentLoop:
             raise ConfigError("the instruction is empty")
         if self.runs.load(run_id) is not None:
             raise ConfigError(f"run {run_id} exists already: resume it instead")
+        if conversation_id and not self.mode.takes_history:
+            raise ConfigError(f"a {self.mode.name} run takes no conversation")
         history = self.conversations.load(conversation_id).history(excluding_run=run_id) if conversation_id else []
         state = RunState(
-            run_id=run_id, serial=self.phone.serial, instruction=instruction, conversation_id=conversation_id
+            run_id=run_id,
+            serial=self.phone.serial,
+            instruction=instruction,
+            conversation_id=conversation_id,
+            mode=self.mode.name,
         )
         state.history = history
         if conversation_id:
@@ -142,6 +161,7 @@ class AgentLoop:
                 conversation_id=conversation_id,
             )
         )
+        recall_into(state, self.recall, self.sink)
         return self._drive(state, opening="")
 
     def resume(self, run_id: str, note: str | None = None) -> RunResult:
@@ -182,13 +202,23 @@ class AgentLoop:
         return ActiveRun(
             state=state,
             policy=RunPolicy(state.policy, max_model_calls=self.settings.max_model_calls),
-            toolbox=Toolbox(self.phone, self.devices, self.storage, state.run_id, screens, secrets=self._secrets),
+            toolbox=Toolbox(
+                self.phone,
+                self.devices,
+                self.storage,
+                state.run_id,
+                screens,
+                secrets=self._secrets,
+                local_tools=self.mode.local_tools,
+                instruction=state.instruction,
+            ),
             step_log=StepLog(self.storage, step_log_path(state.run_id)),
             heartbeat=Heartbeat(beat, interval_s=self.heartbeat_s, checkpoint=self.checkpoint, clock=self.clock),
             sink=self.sink,
             takeover=self.takeover,
             save=self.runs.save,
             clock=self.clock,
+            max_tool_calls=self.mode.max_tool_calls,
         )
 
     def _first_look(self, run: ActiveRun, note: str) -> None:
@@ -219,6 +249,9 @@ class AgentLoop:
                     cap = self.settings.max_model_calls
                     answer = f"stopped at the safety cap of {cap} model calls: a fault, not a result; resume to go on"
                     return self._end(run, "budget_exhausted", answer)
+                if run.at_tool_cap:
+                    answer = f"stopped at the {self.mode.name}'s cap of {self.mode.max_tool_calls} tool calls"
+                    return self._end(run, "budget_exhausted", answer)
                 ended = self._round(run)
                 self.runs.save(state)
                 if ended is not None:
@@ -237,9 +270,10 @@ class AgentLoop:
 
     def _round(self, run: ActiveRun) -> TurnEnd | None:
         state = run.state
-        items = compose(
-            state, prompts.system_prompt(state.serial), self.tools, run.toolbox.screens, self.settings.context_tokens
-        )
+        system = self.mode.system(state.serial) + (f"\n\n{state.memory}" if state.memory else "")
+        # a longer answer cap than the reserve the context keeps for it comes out of the context
+        extra_output = max(0, (self.mode.max_output_tokens or 0) - OUTPUT_RESERVE_TOKENS)
+        items = compose(state, system, self.tools, run.toolbox.screens, self.settings.context_tokens - extra_output)
         started = self.clock()
         tools, on_delta = self.tools, self.on_delta
         reply: TurnReply = run.heartbeat.wait("model", lambda: self.model.turn(items, tools, on_delta=on_delta))
@@ -286,6 +320,8 @@ class AgentLoop:
         state.deliverables = deliverables or []
         state.policy = run.policy.state
         self.runs.save(state)
+        if outcome == "completed" and self.mode.distils and self.distiller is not None:
+            distil_run(run, self.distiller, heartbeat_s=self.heartbeat_s, secrets=self._secrets)
         result = RunResult(
             run_id=state.run_id,
             outcome=outcome,

@@ -95,4 +95,5 @@ def resumed(note: str | None) -> str:
 
 SKIPPED_AFTER_END = "not executed: the run ended before this call"
 SKIPPED_AFTER_TAKEOVER = "not executed: a person took over the phone; look at the fresh screen first"
+SKIPPED_AT_CAP = "not executed: this run's cap on tool calls is reached"
 NO_PERSON = "no person can take over in this run; diagnose and try another method yourself"

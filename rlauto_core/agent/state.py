@@ -74,6 +74,9 @@ class RunState(BaseModel):
     serial: str
     instruction: str
     conversation_id: str | None = None
+    mode: str = "agent"
+    # recipes and actions recalled at the start, appended to the system prompt (kept for a resume)
+    memory: str = ""
     status: RunStatus = "new"
     history: list[HistoryMessage] = Field(default_factory=list)
     rounds: list[Round] = Field(default_factory=list)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
+from rlauto_core.agent.mode import LocalCall, LocalTool
 from rlauto_core.agent.policy import default_state_changing
 from rlauto_core.agent.report import CompletionCheck, TaskReport, check_completion, checked_name, save_file
 from rlauto_core.agent.screens import ScreenRef, ScreenStore
@@ -88,6 +89,8 @@ class Toolbox:
         *,
         secrets: tuple[str, ...] = (),
         wait_cap_s: float = WAIT_CAP_S,
+        local_tools: Sequence[LocalTool] = (),
+        instruction: str = "",
     ) -> None:
         self.phone = phone
         self.devices = devices
@@ -96,6 +99,8 @@ class Toolbox:
         self.screens = screens
         self._secrets = secrets
         self.wait_cap_s = wait_cap_s
+        self._local = {tool.name: tool for tool in local_tools}  # the mode's tools, run by the platform
+        self.instruction = instruction
         self._run: dict[str, Callable[[Any], ToolOutcome]] = {
             "list_devices": self._list_devices,
             "screenshot": self._screenshot,
@@ -120,6 +125,8 @@ class Toolbox:
             raw = call.parsed_arguments()
         except ValueError as exc:
             return self._failed(call.name, {"_raw": call.arguments[:500]}, str(exc))
+        if call.name in self._local:
+            return self._run_local(call.name, raw)
         if call.name not in self._run:
             return self._failed(call.name, raw, f"unknown tool {call.name!r} (tools: {', '.join(TOOL_NAMES)})")
         try:
@@ -137,6 +144,12 @@ class Toolbox:
         except Exception as exc:
             # no tool name in the text: the same fault under different tools is the same error
             return self._failed(call.name, counted, f"{type(exc).__name__}: {str(exc) or 'no detail'}")
+
+    def _run_local(self, name: str, raw: dict[str, Any]) -> ToolOutcome:
+        try:
+            return self._local[name].run(raw, LocalCall(self.run_id, self.instruction, self._secrets))
+        except Exception as exc:
+            return self._failed(name, raw, f"{type(exc).__name__}: {str(exc) or 'no detail'}")
 
     def _failed(self, tool: str, args: dict[str, Any], error: str) -> ToolOutcome:
         error = redact_text(" ".join(error.split()), self._secrets)[:_ERROR_CHARS]

@@ -60,6 +60,11 @@ class ActiveRun:
     takeover: TakeoverHook | None
     save: Callable[[RunState], None]
     clock: Callable[[], float] = time.monotonic
+    max_tool_calls: int | None = None
+
+    @property
+    def at_tool_cap(self) -> bool:
+        return self.max_tool_calls is not None and self.state.steps >= self.max_tool_calls
 
     def emit_screen(self, screen: ScreenRef) -> None:
         state = self.state
@@ -138,8 +143,9 @@ def run_tools(run: ActiveRun, reply: TurnReply) -> TurnEnd | None:
     took_over = False
     changed_since_screen = False
     for call in reply.tool_calls:
-        if end is not None or took_over:
+        if end is not None or took_over or run.at_tool_cap:
             skipped = prompts.SKIPPED_AFTER_END if end is not None else prompts.SKIPPED_AFTER_TAKEOVER
+            skipped = prompts.SKIPPED_AT_CAP if end is None and not took_over else skipped
             round_.results.append(ToolResult(call_id=call.id, tool=call.name, content=skipped))
             continue
         started = run.clock()

@@ -1,0 +1,140 @@
+"""The action library: named, reusable actions ("open the notes app") as checked steps with
+their element locators, distilled from successful steps or written by a person.
+
+Every save goes through `check_action` (distillation, a manual edit, a new action alike), so a
+coordinate is refused wherever it comes from. An action with the same name (normalised) as a
+stored one replaces its steps and adds its aliases. Recall matches an action's name or an alias
+inside the instruction: as a substring, or when at least `ACTION_MATCH` of the name's bigrams
+are in the instruction (`similarity.containment`); at most `MAX_RECALLED_ACTIONS`, best first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rlauto_core.agent.action_check import ActionSpec, check_action
+from rlauto_core.agent.records import ACTIONS_DIR, RecordDir
+from rlauto_core.agent.similarity import containment, contains, normalised
+from rlauto_core.errors import ConfigError, RlautoError
+from rlauto_core.store.storage import Storage
+
+ACTION_MATCH = 0.6
+MAX_RECALLED_ACTIONS = 3
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ActionRefused(RlautoError):
+    """An action that may not be saved; `problems` names each reason."""
+
+    def __init__(self, name: str, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(f"action {name[:80]!r} refused: " + "; ".join(problems))
+
+
+class Action(BaseModel):
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    steps: list[dict[str, Any]]
+    run_id: str | None = None
+    created_at: datetime = Field(default_factory=_now)
+    updated_at: datetime = Field(default_factory=_now)
+    hits: int = Field(default=0, ge=0)
+    last_hit_at: datetime | None = None
+
+    def spec(self) -> dict[str, Any]:
+        """The action as a person edits it and `rlauto actions check` reads it."""
+        return {"name": self.name, "aliases": self.aliases, "steps": self.steps}
+
+
+class ActionRecalled(BaseModel):
+    action: Action
+    score: float
+    matched: str
+
+
+def _id_for(name: str) -> str:
+    return "act-" + hashlib.sha256(normalised(name).encode()).hexdigest()[:16]
+
+
+def _checked(data: Any) -> ActionSpec:
+    check = check_action(data)
+    if not check.ok or check.action is None:
+        name = data.get("name") if isinstance(data, dict) and isinstance(data.get("name"), str) else "?"
+        raise ActionRefused(str(name), check.problems)
+    return check.action
+
+
+def _score(instruction: str, label: str) -> float:
+    if len(normalised(label)) >= 2 and contains(instruction, label):
+        return 1.0
+    return round(containment(label, instruction), 4)
+
+
+class ActionLibrary:
+    def __init__(self, storage: Storage) -> None:
+        self.records = RecordDir(storage, ACTIONS_DIR, Action)
+
+    @property
+    def unreadable(self) -> list[str]:
+        return self.records.unreadable
+
+    def all(self) -> list[Action]:
+        return sorted(self.records.all(), key=lambda a: normalised(a.name))
+
+    def get(self, action_id: str) -> Action | None:
+        return self.records.load(action_id)
+
+    def save(self, data: Any, run_id: str | None = None) -> Action:
+        """Check and store an action (ActionRefused naming each problem otherwise)."""
+        spec = _checked(data)
+        same = next((a for a in self.records.all() if normalised(a.name) == normalised(spec.name)), None)
+        if same is None:
+            action = Action(
+                id=_id_for(spec.name), name=spec.name, aliases=spec.aliases, steps=spec.steps, run_id=run_id
+            )
+        else:
+            aliases = same.aliases + [a for a in spec.aliases if a not in same.aliases and a != same.name]
+            action = same.model_copy(update={"steps": spec.steps, "aliases": aliases[:8], "updated_at": _now()})
+        self.records.save(action.id, action)
+        return action
+
+    def edit(self, action_id: str, data: Any) -> Action:
+        """A person's edit of name, aliases and steps, through the same check as every save."""
+        current = self.records.load(action_id)
+        if current is None:
+            raise ConfigError(f"action {action_id} does not exist")
+        spec = _checked(data)
+        edited = current.model_copy(
+            update={"name": spec.name, "aliases": spec.aliases, "steps": spec.steps, "updated_at": _now()}
+        )
+        self.records.save(action_id, edited)
+        return edited
+
+    def delete(self, action_id: str) -> bool:
+        return self.records.delete(action_id)
+
+    def recall(self, instruction: str, *, count_hits: bool = True) -> list[ActionRecalled]:
+        found: list[ActionRecalled] = []
+        for action in self.all():
+            label, score = max(
+                ((lab, _score(instruction, lab)) for lab in [action.name, *action.aliases]), key=lambda p: p[1]
+            )
+            if score >= ACTION_MATCH:
+                found.append(ActionRecalled(action=action, score=score, matched=label))
+        found = sorted(found, key=lambda r: -r.score)[:MAX_RECALLED_ACTIONS]
+        if count_hits:
+            for hit in found:
+                current = self.records.load(hit.action.id)
+                if current is not None:
+                    current.hits += 1
+                    current.last_hit_at = _now()
+                    self.records.save(current.id, current)
+        return found
