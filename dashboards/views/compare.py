@@ -114,5 +114,4 @@ def _changes(before: Any, after: Any, left: int, right: int, redactor: Redactor)
         ),
         hide_index=True,
         width="stretch",
-        key="compare_changes",
     )

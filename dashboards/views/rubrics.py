@@ -71,8 +71,7 @@ def render(package: dict[str, Any], redactor: Redactor) -> None:
             ),
             hide_index=True,
             width="stretch",
-            key="golden_table",
-        )
+            )
 
 
 def _rubrics(

@@ -64,3 +64,20 @@ def chart(at: AppTest, title: str) -> tuple[dict[str, Any], list[pd.DataFrame]]:
     assert len(found) == 1, f"{len(found)} charts titled {title!r}"
     proto = found[0].proto
     return json.loads(proto.spec), [dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets]
+
+
+def walk(node: Any) -> Iterator[Any]:
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from walk(child)
+
+
+def rendered_bytes(at: AppTest) -> bytes:
+    """Every rendered element's protobuf, concatenated: what the browser would receive."""
+    return b"".join(
+        node.proto.SerializeToString() for node in walk(at._tree) if getattr(node, "proto", None) is not None
+    )
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    return [str(element.value) for element in at.get(kind)]

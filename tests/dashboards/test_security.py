@@ -10,7 +10,7 @@ from streamlit import config as streamlit_config
 from dashboards.auth import is_loopback
 from dashboards.repository import Repository
 from rlauto_core.redact import REDACTED, Redactor, secret_environment_values
-from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
+from tests.dashboards.apptest_support import current_page, dashboard, go, open_item_page, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY, CANARY_AUTH, CANARY_COOKIE
 
 CANARIES = [CANARY_API_KEY, CANARY_AUTH.split()[1], CANARY_COOKIE.split("=")[1]]
@@ -42,7 +42,7 @@ def test_no_canary_appears_on_any_page(repository: Repository, monkeypatch: pyte
     at.selectbox(key="diff_from").set_value(1).run()
     pages = [page, rendered_bytes(at)]
     for name in ("Overview", "Items", "Upload", "Polish"):
-        at.sidebar.radio(key="page").set_value(name).run()
+        go(at, name.lower())
         assert not at.exception
         pages.append(rendered_bytes(at))
     for rendered in pages:
