@@ -11,15 +11,15 @@ if __name__ == "__main__" and not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st
-from streamlit.navigation.page import StreamlitPage
 from pydantic import ValidationError
+from streamlit.navigation.page import StreamlitPage
 
 from dashboards import auth
 from dashboards.agent_launcher import AgentLauncher, NoAgentLauncher
 from dashboards.launcher import Launcher, NoLauncher
 from dashboards.memory_launcher import MemoryLauncher, NoMemoryLauncher
-from dashboards.repository import Repository, cache_dir_from_environment
 from dashboards.navigation import DEFAULT, App, build_pages, serving
+from dashboards.repository import Repository, cache_dir_from_environment
 from rlauto_core.config import Settings
 from rlauto_core.redact import Redactor
 

@@ -25,11 +25,13 @@ def score_distribution(counts: Sequence[ScoreCount], redactor: Redactor) -> alt.
         [{"job": redactor.text(c.job_id), "score": c.score, "items": c.items} for c in counts],
         columns=["job", "score", "items"],
     )
-    return (
+    chart: alt.Chart = (
         alt.Chart(frame, title="Best total score per item, by job")
         .mark_bar()
         .encode(
-            x=alt.X("score:O", scale=alt.Scale(domain=SCORES), title="total score (of 12)", axis=alt.Axis(labelAngle=0)),
+            x=alt.X(
+                "score:O", scale=alt.Scale(domain=SCORES), title="total score (of 12)", axis=alt.Axis(labelAngle=0)
+            ),
             xOffset="job:N",
             y=alt.Y("items:Q", title="items", axis=alt.Axis(tickMinStep=1)),
             color=alt.Color("job:N", legend=alt.Legend(orient="bottom")),
@@ -37,6 +39,7 @@ def score_distribution(counts: Sequence[ScoreCount], redactor: Redactor) -> alt.
         )
         .properties(height=280)
     )
+    return chart
 
 
 def activity(points: Sequence[ActivityPoint]) -> alt.LayerChart:
@@ -57,7 +60,8 @@ def activity(points: Sequence[ActivityPoint]) -> alt.LayerChart:
                 axis=alt.Axis(titleColor="#3a9e5f")),
         tooltip=["period:T", "items", "pass rate"],
     )  # fmt: skip
-    return alt.layer(tokens, rate).resolve_scale(y="independent").properties(height=280)
+    layered: alt.LayerChart = alt.layer(tokens, rate).resolve_scale(y="independent").properties(height=280)
+    return layered
 
 
 def convergence(iterations: Sequence[IterationRow]) -> alt.HConcatChart:
@@ -72,10 +76,10 @@ def convergence(iterations: Sequence[IterationRow]) -> alt.HConcatChart:
     )
     grid = alt.Chart(cells, title="Judge dimensions per iteration").encode(
         x=alt.X("iteration:O", title="iteration", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("dimension:N", sort=DIMENSIONS, title=None),
+        y=alt.Y("dimension:N", sort=DIMENSIONS, title=None, axis=alt.Axis(labelLimit=240)),
     )
     heat = grid.mark_rect(stroke="white", strokeWidth=2).encode(
-        color=alt.Color("score:Q", scale=SCORE_COLOURS, legend=alt.Legend(title="score", values=[0, 1, 2])),
+        color=alt.Color("score:Q", scale=SCORE_COLOURS, legend=None),  # each cell shows its number
         tooltip=["iteration", "dimension", "score"],
     )
     labels = grid.mark_text(fontSize=14, fontWeight="bold").encode(text="score:Q")
@@ -92,4 +96,4 @@ def convergence(iterations: Sequence[IterationRow]) -> alt.HConcatChart:
             tooltip=["iteration", "total", "verdict"],
         )
     )
-    return alt.hconcat((heat + labels).properties(height=220, width=360), line.properties(height=220, width=260))
+    return alt.hconcat((heat + labels).properties(height=220, width=320), line.properties(height=220, width=240))

@@ -9,6 +9,7 @@ import streamlit as st
 
 from rlauto_core.redact import Redactor
 
+
 def opened_item() -> tuple[str, str] | None:
     """The item the URL names (`?job=...&item=...`): a row selection and a shared link alike."""
     job, item = st.query_params.get("job"), st.query_params.get("item")

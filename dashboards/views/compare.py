@@ -59,7 +59,9 @@ def render(repository: Repository, redactor: Redactor, iterations: list[Iteratio
 
 def _side(iteration: IterationRow, package: dict[str, Any], redactor: Redactor) -> None:
     verdict = redactor.markdown(iteration.verdict or "-")
-    st.markdown(f"**Iteration {iteration.iteration}** · {iteration.total if iteration.total is not None else '-'}/12 · {verdict}")
+    st.markdown(
+        f"**Iteration {iteration.iteration}** · {iteration.total if iteration.total is not None else '-'}/12 · {verdict}"
+    )
     task = package.get("task") or {}
     st.caption("Instruction")
     show_text(redactor, task.get("instruction"))

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.models import StoredFileError
-from dashboards.repository import Repository
 from dashboards.navigation import go
+from dashboards.repository import Repository
 from dashboards.views import compare, judge_panel, review_form, rubrics
 from dashboards.views.common import opened_item, pretty_json, show_json, show_text
 from rlauto_core.package import package_file_name
@@ -45,8 +45,10 @@ def render(repository: Repository, redactor: Redactor) -> None:
         ["Package", "Judge loop", "Compare iterations", "Review"], key="item_tabs"
     )
     with package_tab:
-        _flags(item, package, redactor)
+        if package is not None:
+            rubrics.render(package, redactor)
         _self_check(item, package, redactor)
+        _flags(item, package, redactor)
         if package is not None:
             _package_sections(package, redactor)
         _downloads(repository, item, package, redactor)
@@ -74,7 +76,7 @@ def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[
 
 
 def _summary(item: IndexedItem) -> None:
-    cols = st.columns(6)
+    cols = st.container(border=True).columns(6)
     cols[0].metric("Verdict", item.verdict or "-")
     cols[1].metric("Score", "-" if item.total_score is None else f"{item.total_score}/{item.max_score or 12}")
     cols[2].metric("Iterations", item.iterations_used if item.iterations_used is not None else "-")
@@ -124,7 +126,6 @@ def _self_check(item: IndexedItem, package: dict[str, Any] | None, redactor: Red
 
 
 def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:
-    rubrics.render(package, redactor)
     task = package.get("task") or {}
     st.subheader("Subtasks and their calls")
     for subtask in task.get("subtasks") or []:

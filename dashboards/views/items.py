@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.models import UNREVIEWED, ItemQuery, SortKey
-from dashboards.repository import Repository
 from dashboards.navigation import go
+from dashboards.repository import Repository
 from dashboards.views.common import short
 from rlauto_core.redact import Redactor
 from rlauto_core.store import REVIEW_DECISIONS

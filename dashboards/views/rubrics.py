@@ -71,7 +71,7 @@ def render(package: dict[str, Any], redactor: Redactor) -> None:
             ),
             hide_index=True,
             width="stretch",
-            )
+        )
 
 
 def _rubrics(

@@ -63,7 +63,9 @@ def chart(at: AppTest, title: str) -> tuple[dict[str, Any], list[pd.DataFrame]]:
     found = [c for c in at.get("vega_lite_chart") if title in _titles(json.loads(c.proto.spec))]
     assert len(found) == 1, f"{len(found)} charts titled {title!r}"
     proto = found[0].proto
-    return json.loads(proto.spec), [dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets]
+    return json.loads(proto.spec), [
+        dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets
+    ]
 
 
 def walk(node: Any) -> Iterator[Any]:

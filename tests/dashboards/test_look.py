@@ -48,7 +48,11 @@ def test_the_item_page_plots_the_six_dimensions_per_iteration(repository: Reposi
     _, [cells, totals] = chart(at, "Judge dimensions per iteration")
     scores = {(int(r.iteration), r.dimension): int(r.score) for r in cells.itertuples()}
     assert len(scores) == 12
-    assert [scores[(1, d)] for d in ("INSTRUCTION CLARITY", "TASK COMPLEXITY", "TRAJECTORY-TASK ALIGNMENT")] == [1, 2, 1]
+    assert [scores[(1, d)] for d in ("INSTRUCTION CLARITY", "TASK COMPLEXITY", "TRAJECTORY-TASK ALIGNMENT")] == [
+        1,
+        2,
+        1,
+    ]
     assert [scores[(2, d)] for d in ("RUBRIC COVERAGE", "CHECKER VERIFIABILITY", "EVIDENCE GROUNDING")] == [2, 2, 1]
     assert list(totals["total"]) == [8, 11] and list(totals["verdict"]) == ["NEEDS_REVISION", "PASS"]
 
@@ -87,7 +91,9 @@ def test_two_iterations_side_by_side_show_what_changed(repository: Repository) -
     table = next(d.value for d in at.dataframe if "where" in d.value.columns)
     rows = {r["where"]: r for r in table.to_dict("records")}
     added = rows["task.rubrics[id=rb2]"]
-    assert added["change"] == "➕ added" and added["iteration 1"] == "" and "Channel marked read" in added["iteration 2"]
+    assert (
+        added["change"] == "➕ added" and added["iteration 1"] == "" and "Channel marked read" in added["iteration 2"]
+    )
     assert rows["validation.verdict"]["iteration 1"] == '"NEEDS_REVISION"'
     assert rows["validation.verdict"]["iteration 2"] == '"PASS"'
     assert rows["validation.self_check.problems[0]"]["change"] == "➖ removed"

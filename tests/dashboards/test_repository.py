@@ -267,7 +267,9 @@ def test_the_score_distribution_counts_each_jobs_best_totals(repository: Reposit
 
 def test_activity_groups_finished_items_by_period(storage: FsspecStorage) -> None:
     for n, (days, scores) in enumerate([(0, [[2] * 6]), (0, [[0] * 6]), (1, [[2] * 6]), (9, [[1] * 6])]):
-        write_item(storage, ItemSpec("job", f"it-{n}", "x", scores=scores, finished_at=BASE_TIME + timedelta(days=days)))
+        write_item(
+            storage, ItemSpec("job", f"it-{n}", "x", scores=scores, finished_at=BASE_TIME + timedelta(days=days))
+        )
     repository = Repository(storage.url, refresh_seconds=0)
     daily = repository.activity("day")
     assert [(p.period.day, p.items, p.passed, p.pass_rate, p.tokens_total) for p in daily] == [

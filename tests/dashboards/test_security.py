@@ -10,7 +10,7 @@ from streamlit import config as streamlit_config
 from dashboards.auth import is_loopback
 from dashboards.repository import Repository
 from rlauto_core.redact import REDACTED, Redactor, secret_environment_values
-from tests.dashboards.apptest_support import current_page, dashboard, go, open_item_page, rendered_bytes, texts
+from tests.dashboards.apptest_support import dashboard, go, open_item_page, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY, CANARY_AUTH, CANARY_COOKIE
 
 CANARIES = [CANARY_API_KEY, CANARY_AUTH.split()[1], CANARY_COOKIE.split("=")[1]]
