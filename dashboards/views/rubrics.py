@@ -26,7 +26,7 @@ def golden_report(package: dict[str, Any]) -> ScoreReport | str:
         report = score(model, attempt)
     except ValidationError as exc:
         return f"the package does not read as a task package ({exc.error_count()} problems)"
-    except RlautoError as exc:
+    except (RlautoError, ValueError, TypeError, KeyError) as exc:  # a stored package is data: never a crash
         return str(exc)
     return report if not problems else "; ".join(problems)
 

@@ -116,3 +116,17 @@ def test_package_changes_name_members_by_their_id_and_keep_added_subtrees_whole(
     ]
     assert [(c.path, c.kind) for c in changes({"a": [1, 2]}, {"a": [1]})] == [("a[1]", "removed")]
     assert changes(before, before) == []
+
+
+def test_a_package_that_cannot_be_scored_says_so_and_the_page_still_shows(
+    repository: Repository, filled_storage: FsspecStorage
+) -> None:
+    path = f"{item_dir('job-a', 'it-full')}/task-package.json"
+    package = json.loads(filled_storage.read_bytes(path))
+    package["rubric_checkers"]["message_posted"]["kind"] = "telepathy"
+    filled_storage.write_bytes(path, json.dumps(package).encode())
+    at = open_item_page(repository, "job-a", "it-full")
+    assert not at.exception
+    assert any("could not be scored" in w and "telepathy" in w for w in texts(at, "warning"))
+    assert any(e.label.startswith("⚠️ rb1") for e in at.expander)
+    assert "Golden trajectory" in texts(at, "subheader")

@@ -75,7 +75,7 @@ def test_with_a_password_nothing_shows_before_sign_in(
     monkeypatch.setenv("RLAUTO_DASHBOARD_PASSWORD", "correct horse")
     at = dashboard(repository).run()
     assert texts(at, "title") == ["RL-Auto review"]
-    assert not at.dataframe and not at.metric and not at.sidebar.radio
+    assert not at.dataframe and not at.metric and not at.sidebar.button  # no navigation, no Reload index
     at.text_input(key="login_password").input("wrong")
     at.button[0].click().run()
     assert "Wrong password." in texts(at, "error")
@@ -93,7 +93,7 @@ def test_exposed_without_a_password_refuses_to_serve(
     monkeypatch.delenv("RLAUTO_DASHBOARD_PASSWORD", raising=False)
     at = dashboard(repository).run()
     assert any("RLAUTO_DASHBOARD_PASSWORD is not set" in text for text in texts(at, "error"))
-    assert not at.dataframe and not at.metric and not at.sidebar.radio
+    assert not at.dataframe and not at.metric and not at.sidebar.button  # no navigation, no Reload index
 
 
 @pytest.mark.parametrize(
