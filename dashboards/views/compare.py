@@ -18,7 +18,7 @@ from rlauto_core.redact import Redactor
 from rlauto_core.store import IterationRow
 
 MAX_DIFF_LINES = 4000
-KIND_MARKS = {"added": "➕ added", "removed": "➖ removed", "changed": "✏️ changed"}
+KINDS = ("added", "removed", "changed")
 
 
 def render(repository: Repository, redactor: Redactor, iterations: list[IterationRow]) -> None:
@@ -97,7 +97,7 @@ def _changes(before: Any, after: Any, left: int, right: int, redactor: Redactor)
     if not found:
         st.success("The two packages are identical.")
         return
-    counts = {kind: sum(c.kind == kind for c in found) for kind in KIND_MARKS}
+    counts = {kind: sum(c.kind == kind for c in found) for kind in KINDS}
     st.markdown(
         f"**{len(found)} differences** from iteration {left} to {right}: "
         + ", ".join(f"{n} {kind}" for kind, n in counts.items())
@@ -107,7 +107,7 @@ def _changes(before: Any, after: Any, left: int, right: int, redactor: Redactor)
             [
                 {
                     "where": redactor.text(c.path),
-                    "change": KIND_MARKS[c.kind],
+                    "change": c.kind,
                     f"iteration {left}": redactor.text(c.before or ""),
                     f"iteration {right}": redactor.text(c.after or ""),
                 }

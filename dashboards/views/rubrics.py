@@ -17,6 +17,9 @@ from rlauto_core.judging import golden_attempt
 from rlauto_core.package import TaskPackage
 from rlauto_core.redact import Redactor
 
+MATCHED = ":material/check_circle:"  # the rubric's checker matches a golden step
+UNMATCHED = ":material/warning:"  # it checks nothing the golden run does
+
 
 def golden_report(package: dict[str, Any]) -> ScoreReport | str:
     """The golden trajectory scored by the package's checkers, or why it cannot be."""
@@ -85,8 +88,8 @@ def _rubrics(
     for rubric in task.get("rubrics") or []:
         key = rubric.get("checker_key")
         calls = matched.get(str(rubric.get("id")), [])
-        mark = "✅" if calls else "⚠️"
-        with st.expander(redactor.markdown(f"{mark} {rubric.get('id', '?')} · {rubric.get('title', '')} → {key}")):
+        icon = MATCHED if calls else UNMATCHED
+        with st.expander(redactor.markdown(f"{rubric.get('id', '?')} · {rubric.get('title', '')} → {key}"), icon=icon):
             show_text(redactor, rubric.get("description"), empty="")
             golden = ", ".join(f"step {step_of.get(c, '?')} ({c})" for c in calls)
             st.caption(f"max score {rubric.get('max_score', '-')} · " + (
