@@ -167,18 +167,20 @@ class Repository:
             for row in rows
         ]
 
-    def score_distribution(self) -> list[ScoreCount]:
-        """Per job, how many items ended at each best total score (items never judged are left out)."""
+    def score_distribution(self, job_ids: Sequence[str] = ()) -> list[ScoreCount]:
+        """Per job (all, or these), how many items ended at each best total score (never judged: left out)."""
         with self._connect() as con:
             rows = self._rows(
                 con,
                 "SELECT job_id, CAST(total_score AS INTEGER) AS score, count(*) AS items FROM items"
-                " WHERE total_score IS NOT NULL GROUP BY ALL ORDER BY job_id, score",
+                " WHERE total_score IS NOT NULL AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], job_id))"
+                " GROUP BY ALL ORDER BY job_id, score",
+                [list(job_ids), list(job_ids)],
             )
         return [ScoreCount(**row) for row in rows]
 
-    def activity(self, bucket: Bucket = "day") -> list[ActivityPoint]:
-        """Finished items per period (oldest first): count, passed, pass rate, tokens."""
+    def activity(self, bucket: Bucket = "day", job_ids: Sequence[str] = ()) -> list[ActivityPoint]:
+        """Finished items (of all jobs, or these) per period, oldest first: count, passed, pass rate, tokens."""
         if bucket not in BUCKETS:
             raise ValueError(f"unknown bucket {bucket!r}")
         with self._connect() as con:
@@ -188,9 +190,11 @@ class Repository:
                 SELECT date_trunc(?, finished_at) AS period, count(*) AS items,
                        count(*) FILTER (WHERE verdict = 'PASS') AS passed,
                        coalesce(sum(tokens_total), 0) AS tokens_total
-                FROM items WHERE finished_at IS NOT NULL GROUP BY 1 ORDER BY 1
+                FROM items
+                WHERE finished_at IS NOT NULL AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], job_id))
+                GROUP BY 1 ORDER BY 1
                 """,
-                [bucket],
+                [bucket, list(job_ids), list(job_ids)],
             )
         return [ActivityPoint(**row, pass_rate=row["passed"] / row["items"]) for row in rows]
 

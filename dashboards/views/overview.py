@@ -16,6 +16,7 @@ from rlauto_core.pipeline import ITEM_STATUSES
 from rlauto_core.redact import Redactor
 
 BUNDLE = "job_bundle"
+CHART_JOBS = 6  # the newest jobs charted by default: more bars per score stop being readable
 
 
 def render(repository: Repository, redactor: Redactor) -> None:
@@ -71,19 +72,28 @@ def _default_bucket(jobs: list[JobSummary]) -> Bucket:
 
 
 def _charts(repository: Repository, redactor: Redactor, jobs: list[JobSummary]) -> None:
+    job_ids = [j.job_id for j in jobs]  # newest first
+    chosen = st.multiselect(
+        "Jobs in the charts (none chosen: all)",
+        job_ids,
+        default=job_ids[:CHART_JOBS],
+        format_func=redactor.text,
+        key="chart_jobs",
+    )
+    shown = [j for j in jobs if j.job_id in chosen] or jobs
     left, right = st.columns(2, border=True)
     with left:
-        counts = repository.score_distribution()
+        counts = repository.score_distribution(tuple(chosen))
         if counts:
             st.altair_chart(charts.score_distribution(counts, redactor), key="chart_scores")
         else:
-            st.caption("No item has a judge score yet.")
+            st.caption("No item of these jobs has a judge score yet.")
     with right:
         buckets: list[Bucket] = list(get_args(Bucket))
         bucket = st.segmented_control(
-            "Per", buckets, default=_default_bucket(jobs), key="activity_bucket", label_visibility="collapsed"
+            "Per", buckets, default=_default_bucket(shown), key="activity_bucket", label_visibility="collapsed"
         )
-        st.altair_chart(charts.activity(repository.activity(bucket or "day")), key="chart_activity")
+        st.altair_chart(charts.activity(repository.activity(bucket or "day", tuple(chosen))), key="chart_activity")
 
 
 def render_bundle(repository: Repository, job_ids: list[str]) -> None:

@@ -129,3 +129,16 @@ def test_a_package_that_cannot_be_scored_says_so_and_the_page_still_shows(
     assert any("could not be scored" in w and "telepathy" in w for w in texts(at, "warning"))
     assert [e.icon for e in at.expander if e.label.startswith("rb1")] == [":material/warning:"]
     assert "Golden trajectory" in texts(at, "subheader")
+
+
+def test_the_overview_charts_follow_the_chosen_jobs(repository: Repository) -> None:
+    at = dashboard(repository).run()
+    assert at.multiselect(key="chart_jobs").value == ["job-b", "job-a"]  # newest first, both by default
+    at.multiselect(key="chart_jobs").set_value(["job-a"]).run()
+    _, [data] = chart(at, "Best total score per item, by job")
+    assert set(data["job"]) == {"job-a"} and sorted(data["score"]) == [0, 11, 12]
+    _, [activity] = chart(at, "Pass rate and tokens over time")
+    assert list(activity["items"]) == [3] and list(activity["tokens"]) == [4500]
+    at.multiselect(key="chart_jobs").set_value([]).run()  # none chosen: every job
+    _, [data] = chart(at, "Best total score per item, by job")
+    assert set(data["job"]) == {"job-a", "job-b"}

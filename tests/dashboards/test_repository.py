@@ -279,3 +279,9 @@ def test_activity_groups_finished_items_by_period(storage: FsspecStorage) -> Non
     assert sum(p.items for p in repository.activity("hour")) == 4
     with pytest.raises(ValueError, match="unknown bucket"):
         repository.activity("minute")  # type: ignore[arg-type]
+
+
+def test_the_charts_queries_keep_to_the_chosen_jobs(repository: Repository) -> None:
+    assert {c.job_id for c in repository.score_distribution(("job-b",))} == {"job-b"}
+    assert [p.items for p in repository.activity("day", ("job-b",))] == [3]
+    assert repository.score_distribution(("nope",)) == [] and repository.activity("day", ("nope",)) == []
