@@ -345,3 +345,12 @@ def test_a_launcher_failure_is_a_message_not_a_traceback(repository: Repository)
     at.button(key="upload_start").click().run()
     assert not at.exception
     assert any("did not start: server down" in e for e in texts(at, "error"))
+
+
+def test_a_link_to_an_unknown_item_says_so(repository: Repository) -> None:
+    at = open_item_page(repository, "job-a", "it-<gone>")
+    assert not at.exception
+    assert current_page(at) == "item"
+    assert any("No item job-a / it-\\<gone\\> in the index." in w for w in texts(at, "warning"))
+    at.button(key="back_to_items").click().run()
+    assert current_page(at) == "items"
