@@ -1,5 +1,7 @@
 """The review dashboard (Streamlit). `rlauto dashboard` serves it through `flows/cli/dashboard_app.py`,
-which hands `main` its repository, settings and launcher; tests call `main` with their own."""
+which hands `main` its repository, settings and launchers; tests call `main` with their own.
+`main` signs the person in, builds Streamlit's navigation over the pages of
+`dashboards/navigation.py` and runs the page the URL names with what it was handed."""
 
 from __future__ import annotations
 

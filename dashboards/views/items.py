@@ -26,7 +26,7 @@ def table_key() -> str:
 
 def _query_from_widgets(repository: Repository) -> ItemQuery:
     choices = repository.filter_choices()
-    with st.expander("Filters", expanded=True):
+    with st.expander("Filters", expanded=False, icon=":material/filter_list:"):  # the table first
         c1, c2, c3 = st.columns(3)
         jobs = c1.multiselect("Job", choices.job_ids, key="f_job")
         statuses = c2.multiselect("Status", choices.statuses, key="f_status")
