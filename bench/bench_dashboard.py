@@ -27,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import duckdb
 
 from dashboards.models import ItemQuery
+from dashboards.package_diff import changes
 from dashboards.repository import Repository
+from dashboards.views.rubrics import golden_report
 from rlauto_core.store import add_review
 from tests.dashboards.index_builder import generated_specs, write_item
 
@@ -112,6 +114,11 @@ def main() -> None:
     iterations = repository.get_iterations(job, item)
     assert record is not None and record.package_path and len(iterations) == ITERATIONS_PER_ITEM
 
+    newest = tuple(j.job_id for j in repository.list_jobs()[:6])
+    best = repository.read_json(record.package_path)
+    first, last = (repository.read_json(it.package_path or "") for it in (iterations[0], iterations[-1]))
+    assert not isinstance(golden_report(best), str) and changes(first, last)
+
     def refresh_check() -> None:
         repository.refresh()
         repository.count_items()
@@ -120,6 +127,8 @@ def main() -> None:
         "overview": [
             ("list_jobs", repository.list_jobs),
             ("health", repository.health),
+            ("score_distribution (6 newest jobs)", lambda: repository.score_distribution(newest)),
+            ("activity (per day, 6 newest jobs)", lambda: repository.activity("day", newest)),
         ],
         "items": [
             ("filter_choices", repository.filter_choices),
@@ -138,6 +147,8 @@ def main() -> None:
             ("read_json (best package)", lambda: repository.read_json(record.package_path or "")),
             ("read_json x2 (diff of two iterations)", lambda: [
                 repository.read_json(it.package_path or "") for it in (iterations[0], iterations[-1])]),
+            ("golden scored by its checkers (rubrics beside golden)", lambda: golden_report(best)),
+            ("changes of two iterations' packages (side by side)", lambda: changes(first, last)),
         ],
         "refresh": [
             ("refresh check (list 20k files, nothing new)", refresh_check),

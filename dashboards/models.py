@@ -34,6 +34,28 @@ class JobSummary(BaseModel):
     last_finished_at: datetime | None
 
 
+# How finely the overview's "over time" chart groups finished items (DuckDB `date_trunc` parts).
+Bucket = Literal["hour", "day", "week"]
+
+
+class ScoreCount(BaseModel):
+    """How many of a job's items ended with this best total score (the score distribution)."""
+
+    job_id: str
+    score: int
+    items: int
+
+
+class ActivityPoint(BaseModel):
+    """Items finished in one period: how many passed and what they spent."""
+
+    period: datetime
+    items: int
+    passed: int
+    pass_rate: float  # passed / items of the period
+    tokens_total: int
+
+
 class ItemQuery(BaseModel):
     """Filters, sort and page of the items table; every field is optional."""
 

@@ -24,11 +24,14 @@ from pydantic import ValidationError
 from dashboards.index_snapshot import IndexSnapshot
 from dashboards.models import (
     UNREVIEWED,
+    ActivityPoint,
+    Bucket,
     FilterChoices,
     IndexHealth,
     ItemPage,
     ItemQuery,
     JobSummary,
+    ScoreCount,
     SortKey,
     StoredFileError,
 )
@@ -45,6 +48,7 @@ from rlauto_core.store import (
 )
 
 SORT_COLUMNS: frozenset[str] = frozenset(get_args(SortKey))
+BUCKETS: frozenset[str] = frozenset(get_args(Bucket))
 MAX_JSON_BYTES = 64 * 1024 * 1024  # a package beyond this is broken, not big
 
 ITEM_COLUMNS = ", ".join(name for name in IndexedItem.model_fields)
@@ -162,6 +166,37 @@ class Repository:
             )
             for row in rows
         ]
+
+    def score_distribution(self, job_ids: Sequence[str] = ()) -> list[ScoreCount]:
+        """Per job (all, or these), how many items ended at each best total score (never judged: left out)."""
+        with self._connect() as con:
+            rows = self._rows(
+                con,
+                "SELECT job_id, CAST(total_score AS INTEGER) AS score, count(*) AS items FROM items"
+                " WHERE total_score IS NOT NULL AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], job_id))"
+                " GROUP BY ALL ORDER BY job_id, score",
+                [list(job_ids), list(job_ids)],
+            )
+        return [ScoreCount(**row) for row in rows]
+
+    def activity(self, bucket: Bucket = "day", job_ids: Sequence[str] = ()) -> list[ActivityPoint]:
+        """Finished items (of all jobs, or these) per period, oldest first: count, passed, pass rate, tokens."""
+        if bucket not in BUCKETS:
+            raise ValueError(f"unknown bucket {bucket!r}")
+        with self._connect() as con:
+            rows = self._rows(
+                con,
+                """
+                SELECT date_trunc(?, finished_at) AS period, count(*) AS items,
+                       count(*) FILTER (WHERE verdict = 'PASS') AS passed,
+                       coalesce(sum(tokens_total), 0) AS tokens_total
+                FROM items
+                WHERE finished_at IS NOT NULL AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], job_id))
+                GROUP BY 1 ORDER BY 1
+                """,
+                [bucket, list(job_ids), list(job_ids)],
+            )
+        return [ActivityPoint(**row, pass_rate=row["passed"] / row["items"]) for row in rows]
 
     def filter_choices(self) -> FilterChoices:
         with self._connect() as con:

@@ -1,5 +1,7 @@
 """The review dashboard (Streamlit). `rlauto dashboard` serves it through `flows/cli/dashboard_app.py`,
-which hands `main` its repository, settings and launcher; tests call `main` with their own."""
+which hands `main` its repository, settings and launchers; tests call `main` with their own.
+`main` signs the person in, builds Streamlit's navigation over the pages of
+`dashboards/navigation.py` and runs the page the URL names with what it was handed."""
 
 from __future__ import annotations
 
@@ -12,28 +14,23 @@ if __name__ == "__main__" and not __package__:
 
 import streamlit as st
 from pydantic import ValidationError
+from streamlit.navigation.page import StreamlitPage
 
 from dashboards import auth
 from dashboards.agent_launcher import AgentLauncher, NoAgentLauncher
 from dashboards.launcher import Launcher, NoLauncher
 from dashboards.memory_launcher import MemoryLauncher, NoMemoryLauncher
+from dashboards.navigation import DEFAULT, App, build_pages, serving
 from dashboards.repository import Repository, cache_dir_from_environment
-from dashboards.views import actions, agent, designer, detail, experience, items, overview, polish, upload
-from dashboards.views.common import OPEN_ITEM, OPEN_JOB, PAGE, PAGES
 from rlauto_core.config import Settings
 from rlauto_core.redact import Redactor
 
 
-def _follow_link() -> None:
-    """`?job=...&item=...` opens that item once per session (links from the CLI or the Prefect UI)."""
-    if st.session_state.get("_link_followed"):
-        return
-    st.session_state["_link_followed"] = True
+def _follow_link(pages: dict[str, StreamlitPage], landed: StreamlitPage) -> None:
+    """`/?job=...&item=...` (links from the CLI or the Prefect UI) opens that item's page."""
     job, item = st.query_params.get("job"), st.query_params.get("item")
-    if job and item:
-        st.session_state[OPEN_JOB] = job
-        st.session_state[OPEN_ITEM] = item
-        st.session_state[PAGE] = "Item"
+    if landed is pages[DEFAULT] and job and item:
+        st.switch_page(pages["item"], query_params={"job": job, "item": item})
 
 
 def settings_or_error() -> Settings:
@@ -57,13 +54,12 @@ def main(
     if not auth.gate():
         return
     settings = settings or settings_or_error()
-    launcher = launcher or NoLauncher()
-    _follow_link()
     redactor = Redactor()
+    sections, pages = build_pages()
+    landed = st.navigation(sections, position="sidebar", expanded=True)
+    _follow_link(pages, landed)
     with st.sidebar:
-        st.title("RL-Auto review")
-        page = st.radio("Page", PAGES, key=PAGE)
-        if st.button("Reload index", key="reload_index"):
+        if st.button("Reload index", key="reload_index", icon=":material/refresh:"):
             repository.refresh()
         health = repository.health()
         st.caption(f"{health.files.get('items', 0)} item files · storage {redactor.markdown(repository.root_uri)}")
@@ -71,24 +67,17 @@ def main(
             st.warning(
                 f"{len(health.unreadable)} index files could not be read: {redactor.markdown(', '.join(health.unreadable[:5]))}"
             )
-    if page == "Overview":
-        overview.render(repository, redactor)
-    elif page == "Items":
-        items.render(repository, redactor)
-    elif page == "Item":
-        detail.render(repository, redactor)
-    elif page == "Upload":
-        upload.render(launcher, settings, redactor)
-    elif page == "Agent":
-        agent.render(repository, agent_launcher or NoAgentLauncher(), redactor)
-    elif page == "Experience":
-        experience.render(repository.storage, redactor, memory or NoMemoryLauncher())
-    elif page == "Actions":
-        actions.render(repository.storage, redactor)
-    elif page == "Designer":
-        designer.render(repository.storage, redactor, memory or NoMemoryLauncher())
-    else:
-        polish.render(settings, redactor)
+    app = App(
+        repository=repository,
+        launcher=launcher or NoLauncher(),
+        settings=settings,
+        agent_launcher=agent_launcher or NoAgentLauncher(),
+        memory=memory or NoMemoryLauncher(),
+        redactor=redactor,
+        pages=pages,
+    )
+    with serving(app):
+        landed.run()
 
 
 @st.cache_resource

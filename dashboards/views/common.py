@@ -9,17 +9,11 @@ import streamlit as st
 
 from rlauto_core.redact import Redactor
 
-OPEN_JOB = "open_job"
-OPEN_ITEM = "open_item"
-PAGE = "page"
-PAGES = ("Overview", "Items", "Item", "Upload", "Polish", "Agent", "Experience", "Actions", "Designer")
 
-
-def open_item(job_id: str, item_id: str) -> None:
-    """Widget callback: show one item's page on the next run."""
-    st.session_state[OPEN_JOB] = job_id
-    st.session_state[OPEN_ITEM] = item_id
-    st.session_state[PAGE] = "Item"
+def opened_item() -> tuple[str, str] | None:
+    """The item the URL names (`?job=...&item=...`): a row selection and a shared link alike."""
+    job, item = st.query_params.get("job"), st.query_params.get("item")
+    return (job, item) if job and item else None
 
 
 def show_text(redactor: Redactor, text: str | None, *, empty: str = "(none)") -> None:

@@ -1,4 +1,6 @@
-"""One item: what a reviewer needs to decide, on one page."""
+"""One item (`?job=...&item=...`): what a reviewer needs to decide, on one page: the figures on
+top, then tabs for the package (rubrics beside the golden trajectory), the judge loop, two
+iterations side by side, and the review."""
 
 from __future__ import annotations
 
@@ -9,19 +11,23 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.models import StoredFileError
+from dashboards.navigation import go
 from dashboards.repository import Repository
-from dashboards.views import judge_panel, review_form
-from dashboards.views.common import OPEN_ITEM, OPEN_JOB, pretty_json, show_json, show_text
+from dashboards.views import compare, judge_panel, review_form, rubrics
+from dashboards.views.common import opened_item, pretty_json, show_json, show_text
 from rlauto_core.package import package_file_name
 from rlauto_core.redact import Redactor
 from rlauto_core.store import IndexedItem
 
 
 def render(repository: Repository, redactor: Redactor) -> None:
-    job_id, item_id = st.session_state.get(OPEN_JOB), st.session_state.get(OPEN_ITEM)
-    if not job_id or not item_id:
-        st.info("Open an item from the Items page.")
+    opened = opened_item()
+    if opened is None:
+        go("items")  # nothing named: the way to an item is its row
         return
+    job_id, item_id = opened
+    if st.button("All items", icon=":material/arrow_back:", key="back_to_items"):
+        go("items")
     item = repository.get_item(job_id, item_id)
     if item is None:
         st.warning(f"No item {redactor.markdown(job_id)} / {redactor.markdown(item_id)} in the index.")
@@ -34,14 +40,24 @@ def render(repository: Repository, redactor: Redactor) -> None:
     if item.error:
         st.error(redactor.markdown(item.error))
     package = _load(repository, redactor, item.package_path)
-    _flags(item, package, redactor)
-    _self_check(item, package, redactor)
-    if package is not None:
-        _package_sections(package, redactor)
     iterations = repository.get_iterations(item.job_id, item.item_id)
-    judge_panel.render(repository, redactor, iterations)
-    _downloads(repository, item, package, redactor)
-    review_form.render(repository, redactor, item)
+    package_tab, judge_tab, compare_tab, review_tab = st.tabs(
+        ["Package", "Judge loop", "Compare iterations", "Review"], key="item_tabs"
+    )
+    with package_tab:
+        if package is not None:
+            rubrics.render(package, redactor)
+        _self_check(item, package, redactor)
+        _flags(item, package, redactor)
+        if package is not None:
+            _package_sections(package, redactor)
+        _downloads(repository, item, package, redactor)
+    with judge_tab:
+        judge_panel.render(repository, redactor, iterations)
+    with compare_tab:
+        compare.render(repository, redactor, iterations)
+    with review_tab:
+        review_form.render(repository, redactor, item)
 
 
 def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[str, Any] | None:
@@ -60,7 +76,7 @@ def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[
 
 
 def _summary(item: IndexedItem) -> None:
-    cols = st.columns(6)
+    cols = st.container(border=True).columns(6)
     cols[0].metric("Verdict", item.verdict or "-")
     cols[1].metric("Score", "-" if item.total_score is None else f"{item.total_score}/{item.max_score or 12}")
     cols[2].metric("Iterations", item.iterations_used if item.iterations_used is not None else "-")
@@ -120,39 +136,6 @@ def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:
             for call in calls:
                 st.text(redactor.text(f"{call.get('name', '?')} · id {call.get('id')}"))
                 show_json(redactor, {"input": call.get("input"), "output": call.get("output")}, expanded=False)
-    st.subheader("Rubrics and their checkers")
-    checkers = package.get("rubric_checkers") or {}
-    for rubric in task.get("rubrics") or []:
-        key = rubric.get("checker_key")
-        with st.expander(redactor.markdown(f"{rubric.get('id', '?')} · {rubric.get('title', '')} → {key}")):
-            show_text(redactor, rubric.get("description"), empty="")
-            st.caption(f"max score {rubric.get('max_score', '-')}")
-            checker = checkers.get(key) if isinstance(checkers, dict) and key else None
-            if checker is None:
-                st.warning(redactor.markdown(f"no checker for key {key!r}"))
-            else:
-                show_json(redactor, checker)
-    st.subheader("Golden trajectory")
-    steps = package.get("golden_trajectory") or []
-    if steps:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "step": s.get("step"),
-                        "call": str(s.get("call_id", "")),
-                        "name": redactor.text(str(s.get("name", ""))),
-                        "state changing": bool(s.get("state_changing")),
-                    }
-                    for s in steps
-                    if isinstance(s, dict)
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
-    else:
-        st.caption("Empty golden trajectory.")
     with st.expander("Whole package (JSON)"):
         show_json(redactor, package, expanded=False)
 

@@ -1,4 +1,4 @@
-"""Items: the filterable, sortable, paginated table, and the way into one item's page."""
+"""Items: the filterable, sortable, paginated table; selecting a row opens that item's page."""
 
 from __future__ import annotations
 
@@ -8,17 +8,25 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.models import UNREVIEWED, ItemQuery, SortKey
+from dashboards.navigation import go
 from dashboards.repository import Repository
-from dashboards.views.common import open_item, short
+from dashboards.views.common import short
 from rlauto_core.redact import Redactor
 from rlauto_core.store import REVIEW_DECISIONS
 
 PAGE_SIZES = (25, 50, 100)
+TABLE = "items_table"
+# bumped whenever a row opens an item, so the table comes back unselected (a new widget key)
+GENERATION = "items_table_generation"
+
+
+def table_key() -> str:
+    return f"{TABLE}-{st.session_state.get(GENERATION, 0)}"
 
 
 def _query_from_widgets(repository: Repository) -> ItemQuery:
     choices = repository.filter_choices()
-    with st.expander("Filters", expanded=True):
+    with st.expander("Filters", expanded=False, icon=":material/filter_list:"):  # the table first
         c1, c2, c3 = st.columns(3)
         jobs = c1.multiselect("Job", choices.job_ids, key="f_job")
         statuses = c2.multiselect("Status", choices.statuses, key="f_status")
@@ -85,11 +93,18 @@ def render(repository: Repository, redactor: Redactor) -> None:
             for r in result.rows
         ]
     )
-    st.dataframe(table, hide_index=True, width="stretch")
-    labels = {
-        f"{r.job_id} / {r.item_id} — {redactor.text(short(r.instruction, 60))}": (r.job_id, r.item_id)
-        for r in result.rows
-    }
-    chosen = st.selectbox("Item to open", list(labels), key="open_choice")
-    if chosen:
-        st.button("Open item", on_click=open_item, args=labels[chosen], key="open_button", type="primary")
+    st.caption("Select a row to open its item.")
+    event = st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        key=table_key(),
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={"score": st.column_config.ProgressColumn("score", format="%d", min_value=0, max_value=12)},
+    )
+    chosen = event.selection.rows if event is not None else []
+    if chosen and 0 <= chosen[0] < len(result.rows):
+        row = result.rows[chosen[0]]
+        st.session_state[GENERATION] = st.session_state.get(GENERATION, 0) + 1
+        go("item", job=row.job_id, item=row.item_id)

@@ -16,7 +16,7 @@ from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL, MakeLoop
 from tests.agent.prefect_support import in_thread, wait_for
 from tests.agent.scripts import WRITE_NOTE, call, texts_of, turn
-from tests.dashboards.apptest_support import rendered_bytes
+from tests.dashboards.apptest_support import go, rendered_bytes
 from tests.fakes.agent_launcher import FakeAgentLauncher
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.phone_app import NotesApp
@@ -46,10 +46,9 @@ def _page_script(repository: "Repository", launcher: "Any") -> None:  # noqa: UP
 def _page(storage: FsspecStorage, launcher: FakeAgentLauncher, run_id: str | None = None) -> AppTest:
     at = AppTest.from_function(_page_script, args=(Repository(storage.url, refresh_seconds=0), launcher),
                                default_timeout=60)  # fmt: skip
-    at.session_state["page"] = "Agent"
     if run_id:
         at.session_state["agent_run"] = run_id
-    return at.run()
+    return go(at, "agent")
 
 
 def _markdown(at: AppTest) -> str:

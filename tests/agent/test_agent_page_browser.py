@@ -122,8 +122,8 @@ def test_the_agent_page_runs_a_task_with_a_takeover_in_chromium(
 
                 # a reload replays the run from its log: every card once, none missing
                 run_id = _run_id(page)
-                page.reload()  # a new session: the run comes back from the URL and its log
-                page.locator('[data-testid="stSidebar"]').get_by_text("Agent", exact=True).click()
+                assert page.url.startswith(f"{dashboard}/agent?")  # the URL names the page and the run
+                page.reload()  # a new session: the page and the run come back from the URL, the cards from its log
                 expect(page.get_by_text("A person is needed (login): Please sign in to Notes")).to_be_visible()
                 tools = [e for e in run_events(storage, run_id) if isinstance(e, ToolCalled)]
                 wait_for(lambda: len(_cards(page)) == len(tools), timeout=60)

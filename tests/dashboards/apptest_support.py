@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
+import pandas as pd
+from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
 from dashboards.launcher import Launcher
+from dashboards.navigation import DEFAULT, page_file
 from dashboards.repository import Repository
 
 
@@ -23,11 +27,45 @@ def dashboard(repository: Repository, launcher: Launcher | None = None) -> AppTe
 
 
 def open_item_page(repository: Repository, job_id: str, item_id: str) -> AppTest:
+    """The item's page as a shared link opens it: `?job=...&item=...`."""
     at = dashboard(repository)
-    at.session_state["open_job"] = job_id
-    at.session_state["open_item"] = item_id
-    at.session_state["page"] = "Item"
+    at.query_params["job"] = job_id
+    at.query_params["item"] = item_id
     return at.run()
+
+
+def go(at: AppTest, url_path: str) -> AppTest:
+    """Open a page through the app's own navigation (as its sidebar link does), after a first run."""
+    if not at._tree.children:  # switch_page resolves against the pages a run registered
+        at.run()
+    return at.switch_page(str(page_file(url_path))).run()
+
+
+def current_page(at: AppTest) -> str:
+    """The url path of the page the last run ended on."""
+    info = at._registered_pages.get(at._finished_page_script_hash, {})
+    return str(info.get("url_pathname") or DEFAULT)
+
+
+def _titles(spec: Any) -> Iterator[str]:
+    if isinstance(spec, dict):
+        title = spec.get("title")
+        if isinstance(title, str):
+            yield title
+        for key in ("layer", "hconcat", "vconcat"):
+            for part in spec.get(key) or []:
+                yield from _titles(part)
+
+
+def chart(at: AppTest, title: str) -> tuple[dict[str, Any], list[pd.DataFrame]]:
+    """The Vega-Lite spec holding a chart titled `title`, and the data frames it plots (its
+    named datasets, as the browser receives them)."""
+    found = [c for c in at.get("vega_lite_chart") if title in _titles(json.loads(c.proto.spec))]
+    assert len(found) == 1, f"{len(found)} charts titled {title!r}"
+    proto = found[0].proto
+    return json.loads(proto.spec), [
+        dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets
+    ]
 
 
 def walk(node: Any) -> Iterator[Any]:

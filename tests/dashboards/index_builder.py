@@ -164,10 +164,10 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
     ]
     checkers: dict[str, Any] = {
         "message_posted": {
-            "kind": "call",
+            "kind": "http_call",
             "method": "POST",
             "path": "/api/v1/channels/C01/messages",
-            "body": {"text": "got it"},
+            "request": {"text": "got it"},
         },
     }
     if iteration > 1:
@@ -180,7 +180,7 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
                 "checker_key": "channel_read",
             }
         )
-        checkers["channel_read"] = {"kind": "call", "method": "POST", "path": "/api/v1/channels/C01/read"}
+        checkers["channel_read"] = {"kind": "http_call", "method": "POST", "path": "/api/v1/channels/C01/read"}
     flags = [
         {"code": code, "message": f"{code} found", "call_ids": ["r12"], "severity": "warning"}
         for code in spec.flag_codes

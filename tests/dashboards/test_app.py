@@ -8,12 +8,13 @@ import time
 import zipfile
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from dashboards.models import ItemQuery
 from dashboards.repository import Repository
 from rlauto_core.store.storage import FsspecStorage
 from tests.conftest import EXAMPLES
-from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
+from tests.dashboards.apptest_support import current_page, dashboard, go, open_item_page, rendered_bytes, texts
 from tests.fakes.launcher import FakeLauncher
 from tests.fakes.llm_server import FakeLlmServer
 
@@ -46,7 +47,7 @@ def test_an_empty_index_says_so(storage: FsspecStorage) -> None:
 
 def test_filters_narrow_the_items_table(repository: Repository) -> None:
     at = dashboard(repository).run()
-    at.sidebar.radio(key="page").set_value("Items").run()
+    go(at, "items")
     assert "6 items match" in at.caption[0].value
     at.multiselect(key="f_job").set_value(["job-a"]).run()
     assert "3 items match" in at.caption[0].value
@@ -70,7 +71,7 @@ def test_filters_narrow_the_items_table(repository: Repository) -> None:
 
 def test_sorting_and_paging_the_items_table(repository: Repository) -> None:
     at = dashboard(repository).run()
-    at.sidebar.radio(key="page").set_value("Items").run()
+    go(at, "items")
     at.selectbox(key="f_sort").set_value("total_score").run()
     assert list(at.dataframe[0].value["score"])[:2] == [12, 12]
     at.checkbox(key="f_desc").uncheck().run()
@@ -79,13 +80,40 @@ def test_sorting_and_paging_the_items_table(repository: Repository) -> None:
     assert any("No item matches" in text for text in texts(at, "info"))
 
 
+def select_row(at: AppTest, item_id: str) -> AppTest:
+    """Select the table row of `item_id`, as a click on its row does (AppTest sets the selection state)."""
+    [table] = [d for d in at.dataframe if d.key and d.key.startswith("items_table")]
+    row = list(table.value["item"]).index(item_id)
+    at.session_state[table.key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    return at.run()
+
+
+def test_selecting_a_row_opens_that_item(repository: Repository) -> None:
+    at = go(dashboard(repository), "items")
+    assert not at.main.button and "open_choice" not in [s.key for s in at.selectbox]  # no picker, no Open button
+    select_row(at, "it-zero")
+    assert not at.exception
+    assert current_page(at) == "item"
+    assert [h.value for h in at.header] == ["Item it-zero"]
+    assert at.query_params == {"job": "job-a", "item": "it-zero"}  # the URL names it: a link to share
+    # back on the Items page the table is unselected, so it does not jump to the item again
+    at.button(key="back_to_items").click().run()
+    assert current_page(at) == "items" and [h.value for h in at.header] == ["Items"]
+    select_row(at, "it-unicode")
+    assert [h.value for h in at.header] == ["Item it-unicode"]
+
+
+def test_the_item_page_without_an_item_goes_to_the_items(repository: Repository) -> None:
+    at = go(dashboard(repository), "item")
+    assert not at.exception
+    assert current_page(at) == "items"
+    assert not any("open an item" in text.lower() for text in texts(at, "info"))
+
+
 def test_opening_an_item_shows_what_a_reviewer_needs(repository: Repository) -> None:
-    at = dashboard(repository).run()
-    at.sidebar.radio(key="page").set_value("Items").run()
+    at = go(dashboard(repository), "items")
     at.multiselect(key="f_job").set_value(["job-a"]).run()
-    label = next(option for option in at.selectbox(key="open_choice").options if "it-pass" in option)
-    at.selectbox(key="open_choice").set_value(label).run()
-    at.button(key="open_button").click().run()
+    select_row(at, "it-pass")
     assert not at.exception
     assert [h.value for h in at.header] == ["Item it-pass"]
     assert "reply 'got it' to Alice, then mark #general read" in texts(at, "text")
@@ -105,13 +133,13 @@ def test_opening_an_item_shows_what_a_reviewer_needs(repository: Repository) -> 
         "Review",
     ):
         assert wanted in subheaders
-    assert len(at.get("vega_lite_chart")) == 1  # the six scores over iterations
+    assert len(at.get("vega_lite_chart")) == 1  # the six scores per iteration, beside the total
     labels = [e.label for e in at.expander]
     assert any(label.startswith("Iteration 2: 11/12") for label in labels)
     assert any("rb2" in label and "channel_read" in label for label in labels)
     explanations = [df for df in (d.value for d in at.dataframe) if "explanation" in df.columns]
     assert "iter 2: evidence grounding scored 1" in list(explanations[1]["explanation"])
-    diff = at.code[0].value
+    diff = at.code[0].value  # the unified diff, under the side-by-side comparison
     assert "+" in diff and "channel_read" in diff and "iteration 1" in diff
     assert [b.label for b in at.get("download_button")] == ["Task package (JSON)", "Package ZIP"]
 
@@ -139,7 +167,7 @@ def test_submitting_a_review_persists_it_and_shows_it(repository: Repository, fi
     assert item is not None and item.decision == "needs-work" and item.reviewer == "李雷"
     assert fresh.find_items(ItemQuery(decisions=("needs-work",))).total == 1
     # and shown in the items table
-    at.sidebar.radio(key="page").set_value("Items").run()
+    go(at, "items")
     table = at.dataframe[0].value
     assert table[table["item"] == "it-full"].iloc[0]["decision"] == "needs-work"
 
@@ -170,7 +198,7 @@ def test_uploading_two_recordings_stores_them_and_they_appear_as_a_job(
     monkeypatch.setenv("DEFAULT_API_KEY", "")  # the offline analyzer: no model is called
     first, second = (EXAMPLES / "discord_reply.zip").read_bytes(), (EXAMPLES / "issue_tracker.zip").read_bytes()
     at = dashboard(repository, PrefectLauncher(Settings(), repository.root_uri)).run()
-    at.sidebar.radio(key="page").set_value("Upload").run()
+    go(at, "upload")
     at.file_uploader(key="upload_files").set_value(
         [("discord_reply.zip", first, "application/zip"), ("issue_tracker.zip", second, "application/zip")]
     )
@@ -197,7 +225,7 @@ def test_uploading_two_recordings_stores_them_and_they_appear_as_a_job(
     assert job is not None and job.items == 2, f"job {job_id} did not finish its two items"
     flow_run_id = at.session_state["last_launched_run"]["flow_run_id"]
     assert _wait_final(flow_run_id) == "COMPLETED"
-    at.sidebar.radio(key="page").set_value("Overview").run()
+    go(at, "overview")
     assert job_id in list(at.dataframe[0].value["job"])
 
 
@@ -219,7 +247,7 @@ def test_too_many_recordings_are_refused(
 ) -> None:
     monkeypatch.setenv("MAX_BATCH_FILES", "2")
     at = dashboard(repository).run()
-    at.sidebar.radio(key="page").set_value("Upload").run()
+    go(at, "upload")
     assert "1 to 2 recordings" in at.caption[0].value
     at.file_uploader(key="upload_files").set_value(
         [(f"r{i}.zip", recording_zip(str(i)), "application/zip") for i in range(3)]
@@ -234,7 +262,7 @@ def test_polish_without_a_model_says_how_to_configure_one(
 ) -> None:
     monkeypatch.setenv("DEFAULT_API_KEY", "")
     at = dashboard(repository).run()
-    at.sidebar.radio(key="page").set_value("Polish").run()
+    go(at, "polish")
     at.text_area(key="polish_raw").input("回复张伟 收到")
     next(b for b in at.button if b.label == "Polish").click().run()
     assert not at.exception
@@ -250,7 +278,7 @@ def test_polish_through_the_configured_model(repository: Repository, monkeypatch
         monkeypatch.setenv("DEFAULT_BASE_URL", fake.base_url())
         monkeypatch.setenv("DEFAULT_MODEL", "polish")
         at = dashboard(repository).run()
-        at.sidebar.radio(key="page").set_value("Polish").run()
+        go(at, "polish")
         at.text_area(key="polish_raw").input("回复张伟 收到")
         next(b for b in at.button if b.label == "Polish").click().run(timeout=60)
         assert not at.exception
@@ -267,14 +295,23 @@ def test_a_link_with_job_and_item_opens_that_item(repository: Repository) -> Non
     at.run()
     assert not at.exception
     assert [h.value for h in at.header] == ["Item it-unicode"]
-    assert at.sidebar.radio(key="page").value == "Item"
+    assert current_page(at) == "item"
+    assert at.query_params == {"job": "job-b", "item": "it-unicode"}
+
+
+def test_a_link_to_the_item_page_opens_that_item(repository: Repository) -> None:
+    at = dashboard(repository).run()
+    at.query_params.update({"job": "job-a", "item": "it-full"})
+    go(at, "item")
+    assert not at.exception
+    assert [h.value for h in at.header] == ["Item it-full"]
 
 
 def test_the_upload_form_hands_the_launcher_the_recordings_and_options(repository: Repository) -> None:
     """The app never imports the pipeline: it hands what the reviewer chose to its launcher."""
     launcher = FakeLauncher()
     at = dashboard(repository, launcher).run()
-    at.sidebar.radio(key="page").set_value("Upload").run()
+    go(at, "upload")
     at.file_uploader(key="upload_files").set_value(
         [("a.zip", b"PK\x03\x04one", "application/zip"), ("b.har", b"{}", "application/json")]
     )
@@ -292,7 +329,7 @@ def test_the_upload_form_hands_the_launcher_the_recordings_and_options(repositor
 def test_a_refused_upload_never_reaches_the_launcher(repository: Repository) -> None:
     launcher = FakeLauncher()
     at = dashboard(repository, launcher).run()
-    at.sidebar.radio(key="page").set_value("Upload").run()
+    go(at, "upload")
     at.file_uploader(key="upload_files").set_value([("fake.zip", b"not a zip", "application/zip")])
     at.run()
     at.button(key="upload_start").click().run()
@@ -302,9 +339,18 @@ def test_a_refused_upload_never_reaches_the_launcher(repository: Repository) -> 
 
 def test_a_launcher_failure_is_a_message_not_a_traceback(repository: Repository) -> None:
     at = dashboard(repository, FakeLauncher(refuse=RuntimeError("server down"))).run()
-    at.sidebar.radio(key="page").set_value("Upload").run()
+    go(at, "upload")
     at.file_uploader(key="upload_files").set_value([("a.zip", b"PK\x03\x04one", "application/zip")])
     at.run()
     at.button(key="upload_start").click().run()
     assert not at.exception
     assert any("did not start: server down" in e for e in texts(at, "error"))
+
+
+def test_a_link_to_an_unknown_item_says_so(repository: Repository) -> None:
+    at = open_item_page(repository, "job-a", "it-<gone>")
+    assert not at.exception
+    assert current_page(at) == "item"
+    assert any("No item job-a / it-\\<gone\\> in the index." in w for w in texts(at, "warning"))
+    at.button(key="back_to_items").click().run()
+    assert current_page(at) == "items"

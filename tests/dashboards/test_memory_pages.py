@@ -27,7 +27,7 @@ from rlauto_core.agent import (
 )
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
-from tests.dashboards.apptest_support import rendered_bytes, texts
+from tests.dashboards.apptest_support import go, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY
 from tests.fakes.memory_launcher import FakeMemoryLauncher
 
@@ -44,8 +44,7 @@ def _script(repository: "Repository", memory: "MemoryLauncher | None") -> None: 
 
 def page(storage: FsspecStorage, name: str, memory: MemoryLauncher | None = None) -> AppTest:
     at = AppTest.from_function(_script, args=(Repository(storage.url, refresh_seconds=0), memory), default_timeout=60)
-    at.session_state["page"] = name
-    return at.run()
+    return go(at, name.lower())
 
 
 def button(at: AppTest, label: str) -> Any:

@@ -258,3 +258,30 @@ def review(repository: Repository, job_id: str, item_id: str, decision: str, rev
 def test_a_long_upload_name_keeps_its_extension_and_fits_a_path() -> None:
     name = upload_file_name("r" * 400 + ".zip")
     assert name.endswith(".zip") and len(name.encode()) <= 150
+
+
+def test_the_score_distribution_counts_each_jobs_best_totals(repository: Repository) -> None:
+    counts = [(c.job_id, c.score, c.items) for c in repository.score_distribution()]
+    assert counts == [("job-a", 0, 1), ("job-a", 11, 1), ("job-a", 12, 1), ("job-b", 11, 1), ("job-b", 12, 1)]
+
+
+def test_activity_groups_finished_items_by_period(storage: FsspecStorage) -> None:
+    for n, (days, scores) in enumerate([(0, [[2] * 6]), (0, [[0] * 6]), (1, [[2] * 6]), (9, [[1] * 6])]):
+        write_item(
+            storage, ItemSpec("job", f"it-{n}", "x", scores=scores, finished_at=BASE_TIME + timedelta(days=days))
+        )
+    repository = Repository(storage.url, refresh_seconds=0)
+    daily = repository.activity("day")
+    assert [(p.period.day, p.items, p.passed, p.pass_rate, p.tokens_total) for p in daily] == [
+        (1, 2, 1, 0.5, 3000), (2, 1, 1, 1.0, 1500), (10, 1, 0, 0.0, 1500)
+    ]  # fmt: skip
+    assert [p.items for p in repository.activity("week")] == [2, 1, 1]  # 2026-11-01 is a Sunday
+    assert sum(p.items for p in repository.activity("hour")) == 4
+    with pytest.raises(ValueError, match="unknown bucket"):
+        repository.activity("minute")  # type: ignore[arg-type]
+
+
+def test_the_charts_queries_keep_to_the_chosen_jobs(repository: Repository) -> None:
+    assert {c.job_id for c in repository.score_distribution(("job-b",))} == {"job-b"}
+    assert [p.items for p in repository.activity("day", ("job-b",))] == [3]
+    assert repository.score_distribution(("nope",)) == [] and repository.activity("day", ("nope",)) == []

@@ -10,7 +10,7 @@ from streamlit import config as streamlit_config
 from dashboards.auth import is_loopback
 from dashboards.repository import Repository
 from rlauto_core.redact import REDACTED, Redactor, secret_environment_values
-from tests.dashboards.apptest_support import dashboard, open_item_page, rendered_bytes, texts
+from tests.dashboards.apptest_support import dashboard, go, open_item_page, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY, CANARY_AUTH, CANARY_COOKIE
 
 CANARIES = [CANARY_API_KEY, CANARY_AUTH.split()[1], CANARY_COOKIE.split("=")[1]]
@@ -42,7 +42,7 @@ def test_no_canary_appears_on_any_page(repository: Repository, monkeypatch: pyte
     at.selectbox(key="diff_from").set_value(1).run()
     pages = [page, rendered_bytes(at)]
     for name in ("Overview", "Items", "Upload", "Polish"):
-        at.sidebar.radio(key="page").set_value(name).run()
+        go(at, name.lower())
         assert not at.exception
         pages.append(rendered_bytes(at))
     for rendered in pages:
@@ -75,7 +75,7 @@ def test_with_a_password_nothing_shows_before_sign_in(
     monkeypatch.setenv("RLAUTO_DASHBOARD_PASSWORD", "correct horse")
     at = dashboard(repository).run()
     assert texts(at, "title") == ["RL-Auto review"]
-    assert not at.dataframe and not at.metric and not at.sidebar.radio
+    assert not at.dataframe and not at.metric and not at.sidebar.button  # no navigation, no Reload index
     at.text_input(key="login_password").input("wrong")
     at.button[0].click().run()
     assert "Wrong password." in texts(at, "error")
@@ -93,7 +93,7 @@ def test_exposed_without_a_password_refuses_to_serve(
     monkeypatch.delenv("RLAUTO_DASHBOARD_PASSWORD", raising=False)
     at = dashboard(repository).run()
     assert any("RLAUTO_DASHBOARD_PASSWORD is not set" in text for text in texts(at, "error"))
-    assert not at.dataframe and not at.metric and not at.sidebar.radio
+    assert not at.dataframe and not at.metric and not at.sidebar.button  # no navigation, no Reload index
 
 
 @pytest.mark.parametrize(
