@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.repository import Repository
+from dashboards.views import job_admin
 from rlauto_core.pipeline import ITEM_STATUSES
 from rlauto_core.redact import Redactor
 
@@ -44,6 +45,7 @@ def render(repository: Repository, redactor: Redactor) -> None:
     )
     st.dataframe(table, hide_index=True, width="stretch")
     render_bundle(repository, [j.job_id for j in jobs])
+    job_admin.render(repository, redactor, [j.job_id for j in jobs])
 
 
 def render_bundle(repository: Repository, job_ids: list[str]) -> None:
