@@ -28,8 +28,8 @@ def option_fields() -> dict[str, Any]:
         help="Strict full marks, but TASK COMPLEXITY may be 1/2.",
     )  # fmt: skip
     values["optimize_task"] = cols[1].checkbox(
-        "Polish the instruction (optimizeTask)", value=True, key="upload_optimize",
-        help="The package also gets the instruction polished in Chinese and English.",
+        "Polish the instruction (optimizeTask)", value=False, key="upload_optimize",
+        help="The package also gets the instruction polished in Chinese and English (one more model call).",
     )  # fmt: skip
     values["offline"] = cols[2].checkbox("Offline analyzer", key="upload_offline", help="No model, even if one is set.")
     values["feedback"] = st.text_area(

@@ -30,7 +30,7 @@ def test_every_option_reaches_the_launcher() -> None:
     at = _page(launcher)
     at.checkbox(key="upload_strict").check()
     at.checkbox(key="upload_ignore_complexity").check()
-    at.checkbox(key="upload_optimize").uncheck()
+    at.checkbox(key="upload_optimize").check()
     at.checkbox(key="upload_offline").check()
     at.text_area(key="upload_feedback").input("  name the channel by its id  ")
     at.text_input(key="upload_model").input("deepseek-v4-pro")
@@ -47,7 +47,7 @@ def test_every_option_reaches_the_launcher() -> None:
     assert not at.exception and not texts(at, "error")
     [launch] = launcher.launches
     o = launch.options
-    assert (o.strict_full_marks, o.ignore_task_complexity_for_full_marks, o.optimize_task) == (True, True, False)
+    assert (o.strict_full_marks, o.ignore_task_complexity_for_full_marks, o.optimize_task) == (True, True, True)
     assert o.feedback == "name the channel by its id" and o.offline
     assert (o.model, o.base_url, o.api_mode) == ("deepseek-v4-pro", "http://127.0.0.1:9/v1", "responses")
     assert (o.temperature, o.top_p, o.max_tokens, o.max_iterations) == (0.3, 0.9, 4096, 2)
@@ -61,6 +61,6 @@ def test_untouched_fields_keep_the_defaults() -> None:
     at.button(key="upload_start").click().run()
     [launch] = launcher.launches
     o = launch.options
-    assert o.optimize_task and not o.strict_full_marks and o.feedback == ""
+    assert not o.optimize_task and not o.strict_full_marks and o.feedback == ""
     assert (o.model, o.base_url, o.api_mode, o.temperature, o.top_p, o.max_tokens) == (None,) * 6
     assert (o.enable_thinking, o.clear_thinking, o.max_iterations) == (None, None, 5)
