@@ -61,9 +61,7 @@ def gate() -> bool:
         st.error("Wrong password.")
     if waiting > 0:
         # an attempt during the wait is not even checked: guessing cannot go faster than this
-        st.error(
-            f"Too many wrong passwords ({FREE_ATTEMPTS} or more): wait {say_wait(waiting)} before trying again."
-        )
+        st.error(f"Too many wrong passwords ({FREE_ATTEMPTS} or more): wait {say_wait(waiting)} before trying again.")
     return False
 
 

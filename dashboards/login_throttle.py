@@ -53,7 +53,7 @@ class LoginThrottle:
             over = record.failures - FREE_ATTEMPTS
             if over < 0:
                 return 0.0
-            wait = min(MAX_WAIT, base_wait() * 2**over)
+            wait = min(MAX_WAIT, base_wait() * 2.0**over)
             record.locked_until = time.monotonic() + wait
             return wait
 
@@ -67,7 +67,7 @@ class LoginThrottle:
 
 
 def say_wait(seconds: float) -> str:
-    """"4.0 s" below ten seconds, whole seconds (rounded up) above."""
+    """ "4.0 s" below ten seconds, whole seconds (rounded up) above."""
     return f"{seconds:.1f} s" if seconds < 10 else f"{math.ceil(seconds)} s"
 
 

@@ -76,7 +76,7 @@ def main(
     elif page == "Items":
         items.render(repository, redactor)
     elif page == "Item":
-        detail.render(repository, redactor)
+        detail.render(repository, redactor, launcher)
     elif page == "Upload":
         upload.render(launcher, settings, redactor)
     elif page == "Agent":

@@ -8,16 +8,17 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboards.launcher import Launcher, NoLauncher
 from dashboards.models import StoredFileError
 from dashboards.repository import Repository
-from dashboards.views import judge_panel, review_form
+from dashboards.views import item_actions, judge_panel, review_form
 from dashboards.views.common import OPEN_ITEM, OPEN_JOB, pretty_json, show_json, show_text
 from rlauto_core.package import package_file_name
 from rlauto_core.redact import Redactor
 from rlauto_core.store import IndexedItem
 
 
-def render(repository: Repository, redactor: Redactor) -> None:
+def render(repository: Repository, redactor: Redactor, launcher: Launcher | None = None) -> None:
     job_id, item_id = st.session_state.get(OPEN_JOB), st.session_state.get(OPEN_ITEM)
     if not job_id or not item_id:
         st.info("Open an item from the Items page.")
@@ -42,6 +43,7 @@ def render(repository: Repository, redactor: Redactor) -> None:
     judge_panel.render(repository, redactor, iterations)
     _downloads(repository, item, package, redactor)
     review_form.render(repository, redactor, item)
+    item_actions.render(item, launcher or NoLauncher(), redactor)
 
 
 def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[str, Any] | None:

@@ -34,9 +34,7 @@ def render(launcher: Launcher, settings: Settings, redactor: Redactor) -> None:
     chosen = option_fields()
     if st.button("Store and start batch", type="primary", key="upload_start", disabled=not files):
         try:
-            options = RunOptions(
-                rule_profile=profile, concurrency=int(concurrency), strict_full_marks=strict, **chosen
-            )
+            options = RunOptions(rule_profile=profile, concurrency=int(concurrency), strict_full_marks=strict, **chosen)
         except ValidationError as exc:
             first = exc.errors()[0]
             st.error(redactor.markdown(f"{'.'.join(map(str, first['loc']))}: {first['msg']}"))

@@ -42,24 +42,26 @@ def option_fields() -> dict[str, Any]:
         values["base_url"] = cols[1].text_input("Base URL", key="upload_base_url", placeholder="DEFAULT_BASE_URL")
         mode = cols[2].selectbox("API mode", [DEFAULT, "chat", "responses"], key="upload_api_mode")
         values["api_mode"] = None if mode == DEFAULT else mode
-        cols = st.columns(4)
-        values["temperature"] = cols[0].number_input(
+        row = st.columns(4)
+        values["temperature"] = row[0].number_input(
             "Temperature", min_value=0.0, max_value=2.0, value=None, step=0.1, key="upload_temperature"
         )
-        values["top_p"] = cols[1].number_input(
+        values["top_p"] = row[1].number_input(
             "Top p", min_value=0.01, max_value=1.0, value=None, step=0.05, key="upload_top_p"
         )
-        values["max_tokens"] = cols[2].number_input(
+        values["max_tokens"] = row[2].number_input(
             "Max tokens", min_value=1, max_value=1_000_000, value=None, step=256, key="upload_max_tokens"
         )
-        values["max_iterations"] = cols[3].number_input(
+        values["max_iterations"] = row[3].number_input(
             "Judge iterations", min_value=1, max_value=MAX_ITERATIONS, value=MAX_ITERATIONS, step=1,
             key="upload_max_iterations",
         )  # fmt: skip
-        cols = st.columns(2)
-        with cols[0]:
-            values["enable_thinking"] = _tri("Thinking", "upload_thinking", "enableThinking: on, off or the model's own")
-        with cols[1]:
+        pair = st.columns(2)
+        with pair[0]:
+            values["enable_thinking"] = _tri(
+                "Thinking", "upload_thinking", "enableThinking: on, off or the model's own"
+            )
+        with pair[1]:
             values["clear_thinking"] = _tri(
                 "Clear thinking", "upload_clear_thinking", "clearThinking: drop earlier turns' reasoning"
             )

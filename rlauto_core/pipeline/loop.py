@@ -111,12 +111,14 @@ def run_item(
     outcome: ItemOutcome | None = None,
     on_iteration: OnIteration | None = None,
     generated_at: datetime | None = None,
+    memory: IterationMemory | None = None,
 ) -> Finished:
     """Run the loop for one recording; `outcome` (identity, start time) is completed and returned.
 
     Transient model errors propagate (the caller retries; cached calls are not paid twice); a
     permanent one in the first iteration propagates, later it ends the loop with the best
-    attempt kept and the error in the message."""
+    attempt kept and the error in the message. `memory`: an earlier run's iteration memory to
+    continue from (a regenerate); its open problems reach the first prompt."""
     evidence = evidence or build_evidence(recording)
     flags = run_rules(recording, evidence, options.rule_profile) if flags is None else flags
     item = AnalysisInput(
@@ -127,7 +129,7 @@ def run_item(
         offline=analyze_offline(recording, evidence, flags),
     )
     limit = min(options.max_iterations, analyzer.iterations or options.max_iterations)
-    memory, feedback = IterationMemory(), ""
+    memory, feedback = memory or IterationMemory(), ""
     snapshots: list[IterationSnapshot] = []
     results: list[IterationResult] = []
     best: IterationSnapshot | None = None

@@ -35,10 +35,13 @@ def discord() -> Recording:
 @pytest.mark.parametrize(
     ("raw", "tidy"),
     [
-        ("  reply  'got it'\n to Alice ,then   mark #general read ", "Reply 'got it' to Alice,then mark #general read."),
+        (
+            "  reply  'got it'\n to Alice ,then   mark #general read ",
+            "Reply 'got it' to Alice,then mark #general read.",
+        ),
         ("iPhone 15: add to cart!", "iPhone 15: add to cart!"),
         ("在 #产品 频道 回复 张伟 ，然后标为已读", "在 #产品 频道 回复 张伟，然后标为已读。"),
-        ("Rename board \"Q3\"", "Rename board \"Q3\""),
+        ('Rename board "Q3"', 'Rename board "Q3"'),
     ],
 )
 def test_the_offline_tidy_is_deterministic(raw: str, tidy: str) -> None:
@@ -72,8 +75,14 @@ def _polish_or(analyze: Any) -> Any:
 def _clients(server: FakeLlmServer) -> list[HttpModelClient]:
     return [
         HttpModelClient(
-            EndpointConfig(role=role, base_url=server.base_url(), model=str(role), api_key=SecretStr("sk-test-1"),
-                           api_mode="chat", key_source="TEST"),  # fmt: skip
+            EndpointConfig(
+                role=role,
+                base_url=server.base_url(),
+                model=str(role),
+                api_key=SecretStr("sk-test-1"),
+                api_mode="chat",
+                key_source="TEST",
+            ),
             retry=RetryPolicy(max_attempts=2, base_seconds=0.01),
         )
         for role in (Role.ANALYZER, Role.JUDGE)
