@@ -34,7 +34,7 @@ def render(item: IndexedItem, launcher: Launcher, redactor: Redactor) -> None:
             st.caption(f"Retry is for failed or stopped items; this one is {redactor.markdown(item.status)}.")
     with cols[1]:
         comment = st.text_area(
-            "Comment for the analyzer", value=redactor.text(item.review_comment or ""), key="item_regen_comment",
+            "Feedback to regenerate with", value=redactor.text(item.review_comment or ""), key="item_regen_comment",
             max_chars=5000, help="Added to the run's feedback; the new run starts from this item's iteration memory.",
         )  # fmt: skip
         if st.button("Regenerate with this comment", key="item_regenerate", disabled=not comment.strip()):
