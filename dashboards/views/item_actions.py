@@ -15,12 +15,16 @@ from rlauto_core.redact import Redactor
 from rlauto_core.store import IndexedItem
 
 RETRYABLE = ("failed", "stopped")
+SHOWN = "item_actions_item"
 STARTED = "item_actions_started"  # {"job/item": {"what", "run"...}}: shown after the rerun
 
 
 def render(item: IndexedItem, launcher: Launcher, redactor: Redactor) -> None:
     st.subheader("Run again")
     key = f"{item.job_id}/{item.item_id}"
+    if st.session_state.get(SHOWN) != key:  # another item opened: its own review's comment, not the last one's
+        st.session_state[SHOWN] = key
+        st.session_state.pop("item_regen_comment", None)
     cols = st.columns(2)
     with cols[0]:
         if item.status in RETRYABLE:

@@ -73,3 +73,16 @@ def test_without_a_launcher_the_buttons_say_how_to_get_one(repository: Repositor
     at = AppTest.from_function(_item_page, args=(repository, NoLauncher(), "job-b", "it-noiter")).run()
     at.button(key="item_retry").click().run()
     assert any("rlauto dashboard" in text for text in texts(at, "error"))
+
+
+def test_the_comment_field_follows_the_opened_item(repository: Repository) -> None:
+    add_review(repository.storage, "job-a", "it-zero", "needs-work", "ana", "comment on it-zero")
+    repository.refresh()
+    at = _page(repository, FakeLauncher(), "job-a", "it-zero")
+    assert at.text_area(key="item_regen_comment").value == "comment on it-zero"
+    # a session that had it-zero open, with a comment typed, now opens another item
+    other = AppTest.from_function(_item_page, args=(repository, FakeLauncher(), "job-b", "it-noiter"))
+    other.session_state["item_regen_comment"] = "left over"
+    other.session_state["item_actions_item"] = "job-a/it-zero"
+    other.run()
+    assert other.text_area(key="item_regen_comment").value == ""
