@@ -8,6 +8,8 @@ import os
 
 import streamlit as st
 
+from dashboards.login_throttle import FREE_ATTEMPTS, THROTTLE, say_wait
+
 PASSWORD_ENV = "RLAUTO_DASHBOARD_PASSWORD"
 AUTHENTICATED = "authenticated"
 
@@ -47,10 +49,29 @@ def gate() -> bool:
     with st.form("login"):
         given = st.text_input("Password", type="password", key="login_password")
         submitted = st.form_submit_button("Sign in")
-    if submitted:
+    client = _client()
+    waiting = THROTTLE.wait_left(client)
+    if submitted and waiting <= 0:
         if hmac.compare_digest(given.encode("utf-8"), password.encode("utf-8")):
+            THROTTLE.succeeded(client)
             st.session_state[AUTHENTICATED] = True
             st.session_state.pop("login_password", None)
             st.rerun()
+        waiting = THROTTLE.failed(client)
         st.error("Wrong password.")
+    if waiting > 0:
+        # an attempt during the wait is not even checked: guessing cannot go faster than this
+        st.error(f"Too many wrong passwords ({FREE_ATTEMPTS} or more): wait {say_wait(waiting)} before trying again.")
     return False
+
+
+def _client() -> str:
+    """Who is guessing: the browser's address (one per client, whatever its sessions and
+    reloads). Clients whose address Streamlit does not know share one record: stricter, never
+    a way around the limit."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # outside a served session (scripts, some test harnesses)
+        address = None
+    # only a real address string counts (a test harness hands a stand-in object)
+    return f"ip:{address}" if isinstance(address, str) and address else "unknown-address"

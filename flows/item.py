@@ -14,7 +14,7 @@ from collections.abc import Callable
 from rlauto_core.config import RunOptions, Settings
 from rlauto_core.errors import RlautoError
 from rlauto_core.llm import Role
-from rlauto_core.pipeline import ItemOutcome, IterationSnapshot, plan_item, run_item
+from rlauto_core.pipeline import ItemOutcome, IterationSnapshot, plan_item, read_memory, run_item
 from rlauto_core.store import layout, read_source
 from tasks import recording_tasks as steps
 from tasks.analysis import open_analysis
@@ -45,10 +45,12 @@ class ItemRun:
         flow_run_id: str | None,
         stop_requested: StopCheck,
         set_state: StateHook,
+        memory_path: str | None = None,
     ) -> None:
         self.source, self.source_name, self.options = source, source_name, options
         self.job_id, self.storage_url, self.settings = job_id, storage_url, settings
         self.flow_run_id, self.stop_requested, self.set_state = flow_run_id, stop_requested, set_state
+        self.memory_path = memory_path  # a regenerate continues from this iteration memory
         self.iteration = 1  # the loop's current iteration, for the model calls' cache keys
         self._ids = ("", "")  # job, item: known once the recording is staged
         self.judging = False  # the run's state is "Judging"
@@ -80,11 +82,12 @@ class ItemRun:
             outcome.mode, outcome.flags = recording.mode.value, findings.flags
             self._check_stop(fresh=False)
             root_prefix = recording.root_prefix
+            memory = read_memory(get_storage(self.storage_url), self.memory_path) if self.memory_path else None
             with open_analysis(self.settings, self.options, item, self.storage_url,
                                iteration=lambda: self.iteration, on_call=self._on_call) as (analyzer, judge):  # fmt: skip
                 outcome, package, _ = run_item(
                     recording, self.options, analyzer, judge, evidence=findings.evidence, flags=findings.flags,
-                    outcome=outcome, on_iteration=self._snapshot,
+                    outcome=outcome, on_iteration=self._snapshot, memory=memory,
                 )  # fmt: skip
         except ItemStopped:
             raise

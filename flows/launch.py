@@ -12,6 +12,7 @@ import contextvars
 import os
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from flows import runtime
 from rlauto_core.config import RunOptions, Settings
@@ -43,7 +44,7 @@ def launch_batch(
         "job_id": job,
         "storage_url": url,
     }
-    if _deployment_exists(PACKAGE_BATCH_DEPLOYMENT):
+    if deployment_exists(PACKAGE_BATCH_DEPLOYMENT):
         from prefect.client.schemas.objects import FlowRun
         from prefect.deployments import run_deployment
 
@@ -52,7 +53,9 @@ def launch_batch(
         return LaunchedRun(
             job_id=job, flow_run_id=str(run.id), ui_url=runtime.ui_url_for(str(run.id)), via="deployment"
         )
-    flow_run_id = _start_in_process({**parameters, "options": options}, job)
+    from flows.pipeline import package_batch
+
+    flow_run_id = start_in_process(package_batch, {**parameters, "options": options}, [f"job-{job}"], job)
     return LaunchedRun(job_id=job, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id), via="in-process")
 
 
@@ -70,8 +73,18 @@ class PrefectLauncher:
         return launch_batch(stored.uris, options, self.settings, concurrency=concurrency, job_id=stored.upload_id,
                             storage_url=self.storage_url)  # fmt: skip
 
+    def retry_item(self, job_id: str, item_id: str) -> LaunchedRun:
+        from flows.item_launch import retry_item
 
-def _deployment_exists(name: str) -> bool:
+        return retry_item(self.storage_url, job_id, item_id)
+
+    def regenerate_item(self, job_id: str, item_id: str, comment: str) -> LaunchedRun:
+        from flows.item_launch import regenerate_item
+
+        return regenerate_item(self.storage_url, job_id, item_id, comment)
+
+
+def deployment_exists(name: str) -> bool:
     if not os.environ.get("PREFECT_API_URL"):
         return False
     from prefect.client.orchestration import get_client
@@ -85,20 +98,19 @@ def _deployment_exists(name: str) -> bool:
     return True
 
 
-def _start_in_process(parameters: dict[str, object], job: str) -> str:
-    """Create the batch's flow run first (so its id is known), then run it on a daemon thread."""
+def start_in_process(flow: Any, parameters: dict[str, object], tags: list[str], name: str) -> str:
+    """Create the flow run first (so its id is known), then run it on a daemon thread."""
     from prefect.client.orchestration import get_client
     from prefect.flow_engine import run_flow
 
-    from flows.pipeline import package_batch
-
     with get_client(sync_client=True) as client:
-        flow_run = client.create_flow_run(package_batch, parameters=parameters, tags=[f"job-{job}"], name=job)
+        flow_run = client.create_flow_run(flow, parameters=parameters, tags=tags, name=name)
 
     def run() -> None:
-        asyncio.run(run_flow(package_batch, flow_run=flow_run, parameters=parameters))  # type: ignore[arg-type]
+        # the final state is the answer (a failed item ends its run Failed): nothing to raise here
+        asyncio.run(run_flow(flow, flow_run=flow_run, parameters=parameters, return_type="state"))  # type: ignore[arg-type]
 
     # the thread must see this context's Prefect settings (API URL), not the import-time defaults
     context = contextvars.copy_context()
-    threading.Thread(target=context.run, args=(run,), name=f"rlauto-{job}", daemon=True).start()
+    threading.Thread(target=context.run, args=(run,), name=f"rlauto-{name}", daemon=True).start()
     return str(flow_run.id)

@@ -55,9 +55,11 @@ async def package_recording(
     job_id: str | None = None,
     source_name: str | None = None,
     storage_url: str | None = None,
+    memory_path: str | None = None,
 ) -> ItemOutcome:
     """Package one recording (a path or an fsspec URL). Returns its `ItemOutcome`; a failed item
-    ends the flow run Failed with the reason, a stopped one Cancelled."""
+    ends the flow run Failed with the reason, a stopped one Cancelled. `memory_path`: an
+    iteration memory in storage to continue from (the dashboard's regenerate)."""
     settings = Settings()
     run = ItemRun(
         source=source,
@@ -69,6 +71,7 @@ async def package_recording(
         flow_run_id=str(current_run.id) if current_run.id else None,
         stop_requested=control.stop_checker(),
         set_state=control.set_item_state,
+        memory_path=memory_path,
     )
     try:
         # the steps are synchronous; a thread keeps this run's event loop free for its siblings

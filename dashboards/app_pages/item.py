@@ -4,4 +4,4 @@ from dashboards.navigation import current
 from dashboards.views import detail
 
 app = current()
-detail.render(app.repository, app.redactor)
+detail.render(app.repository, app.redactor, app.launcher)

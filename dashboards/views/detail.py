@@ -10,17 +10,18 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboards.launcher import Launcher, NoLauncher
 from dashboards.models import StoredFileError
 from dashboards.navigation import go
 from dashboards.repository import Repository
-from dashboards.views import compare, judge_panel, review_form, rubrics
+from dashboards.views import compare, item_actions, judge_panel, review_form, rubrics
 from dashboards.views.common import opened_item, pretty_json, show_json, show_text
 from rlauto_core.package import package_file_name
 from rlauto_core.redact import Redactor
 from rlauto_core.store import IndexedItem
 
 
-def render(repository: Repository, redactor: Redactor) -> None:
+def render(repository: Repository, redactor: Redactor, launcher: Launcher | None = None) -> None:
     opened = opened_item()
     if opened is None:
         go("items")  # nothing named: the way to an item is its row
@@ -58,6 +59,7 @@ def render(repository: Repository, redactor: Redactor) -> None:
         compare.render(repository, redactor, iterations)
     with review_tab:
         review_form.render(repository, redactor, item)
+        item_actions.render(item, launcher or NoLauncher(), redactor)
 
 
 def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from dashboards.models import Bucket, JobSummary
 from dashboards.repository import Repository
-from dashboards.views import charts
+from dashboards.views import charts, job_admin
 from rlauto_core.pipeline import ITEM_STATUSES
 from rlauto_core.redact import Redactor
 
@@ -61,6 +61,7 @@ def render(repository: Repository, redactor: Redactor) -> None:
         },
     )
     render_bundle(repository, [j.job_id for j in jobs])
+    job_admin.render(repository, redactor, [j.job_id for j in jobs])
 
 
 def _default_bucket(jobs: list[JobSummary]) -> Bucket:

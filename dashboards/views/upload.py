@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import streamlit as st
+from pydantic import ValidationError
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dashboards.launcher import Launcher
+from dashboards.views.upload_options import option_fields
 from rlauto_core.config import MAX_CONCURRENCY, RunOptions, Settings
 from rlauto_core.errors import RlautoError
 from rlauto_core.redact import Redactor
@@ -29,8 +31,14 @@ def render(launcher: Launcher, settings: Settings, redactor: Redactor) -> None:
         "Concurrency", min_value=1, max_value=MAX_CONCURRENCY, value=3, step=1, key="upload_concurrency"
     )
     strict = cols[2].checkbox("Strict full marks", key="upload_strict")
+    chosen = option_fields()
     if st.button("Store and start batch", type="primary", key="upload_start", disabled=not files):
-        options = RunOptions(rule_profile=profile, concurrency=int(concurrency), strict_full_marks=strict)
+        try:
+            options = RunOptions(rule_profile=profile, concurrency=int(concurrency), strict_full_marks=strict, **chosen)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            st.error(redactor.markdown(f"{'.'.join(map(str, first['loc']))}: {first['msg']}"))
+            return
         _start(launcher, settings, redactor, files or [], options)
     last = st.session_state.get(LAST_RUN)
     if last:

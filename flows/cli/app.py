@@ -24,11 +24,18 @@ app = typer.Typer(
 @app.callback()
 def _root() -> None:
     """Turn recordings of computer tasks into executable RL task packages."""
-    from flows import runtime
+    import logging
 
+    from flows import runtime
+    from flows.log_level import apply_log_level
+
+    # LOG_LEVEL first: Prefect reads PREFECT_LOGGING_LEVEL when it is imported, and the server,
+    # workers and dashboard this process may start inherit it
+    level = apply_log_level()
     # before any command imports Prefect: the local stack when `rlauto up` runs, else what
     # PREFECT_API_URL says, else ephemeral mode with a start-up timeout a small machine meets
-    runtime.configure()
+    api = runtime.configure()
+    logging.getLogger("rlauto.cli").debug("log level %s; Prefect API %s", level, api or "ephemeral")
 
 
 def fail(error: RlautoError | str) -> NoReturn:

@@ -12,10 +12,14 @@ if __name__ == "__main__" and not __package__:
     # `streamlit run flows/cli/dashboard_app.py` from a checkout: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from dashboards.review import main, settings_or_error, shared_repository
-from flows.agent_launch import PrefectAgentLauncher
-from flows.launch import PrefectLauncher
-from flows.memory_launch import PrefectMemoryLauncher
+from flows.log_level import apply_log_level
+
+apply_log_level()  # LOG_LEVEL, before Prefect is imported below
+
+from dashboards.review import main, settings_or_error, shared_repository  # noqa: E402
+from flows.agent_launch import PrefectAgentLauncher  # noqa: E402
+from flows.launch import PrefectLauncher  # noqa: E402
+from flows.memory_launch import PrefectMemoryLauncher  # noqa: E402
 
 if __name__ == "__main__":
     settings = settings_or_error()

@@ -35,6 +35,9 @@ def package_command(
     offline: Annotated[bool, typer.Option("--offline", help="The offline analyzer even with a model.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="A JSON list of outcomes on stdout.")] = False,
     feedback: Annotated[str, typer.Option("--feedback", help="Guidance for the analyzer model.")] = "",
+    optimize_task: Annotated[
+        bool, typer.Option("--optimize-task", help="Also polish the instruction into Chinese and English.")
+    ] = False,
     max_iterations: Annotated[int, typer.Option("--max-iterations", help="Judge iterations, 1-5.")] = 5,
     api_mode: Annotated[str | None, typer.Option("--api-mode", help="chat or responses.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Analyzer model name.")] = None,
@@ -56,6 +59,7 @@ def package_command(
         ignore_task_complexity_for_full_marks=ignore_task_complexity,
         offline=offline,
         feedback=feedback,
+        optimize_task=optimize_task,
         max_iterations=max_iterations,
         api_mode=api_mode,
         model=model,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from rlauto_core.analysis.instruction_polish import InstructionPolish, ModelPolisher, polish_offline
 from rlauto_core.analysis.model import analyze_with_model, complete_rubrics, settle_incomplete
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.llm.errors import PermanentModelError
@@ -67,6 +68,10 @@ class Analyzer(Protocol):
 
     def analyze(self, item: AnalysisInput, turn: Turn) -> Draft: ...
 
+    def polish(self, instruction: str, recorded_task: dict[str, Any]) -> InstructionPolish:
+        """`optimizeTask`: the instruction in Chinese and English (`instruction_polish`)."""
+        ...
+
 
 class OfflineAnalyzer:
     """The deterministic draft from the evidence: no model, so a second iteration would repeat it."""
@@ -76,6 +81,9 @@ class OfflineAnalyzer:
 
     def analyze(self, item: AnalysisInput, turn: Turn) -> Draft:
         return Draft(draft=item.offline)
+
+    def polish(self, instruction: str, recorded_task: dict[str, Any]) -> InstructionPolish:
+        return polish_offline(instruction, recorded_task)
 
 
 class ModelAnalyzer:
@@ -88,6 +96,10 @@ class ModelAnalyzer:
         self._analyzer = analyzer
         self._rubric = rubric
         self.name = model
+        self._polisher = ModelPolisher(analyzer, model)
+
+    def polish(self, instruction: str, recorded_task: dict[str, Any]) -> InstructionPolish:
+        return self._polisher.polish(instruction, recorded_task)
 
     def analyze(self, item: AnalysisInput, turn: Turn) -> Draft:
         step = analyze_with_model(

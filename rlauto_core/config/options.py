@@ -60,7 +60,8 @@ class RunOptions(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, validation_alias=_alias("max_tokens", "maxTokens"))
     enable_thinking: bool | None = Field(default=None, validation_alias=_alias("enable_thinking", "enableThinking"))
     clear_thinking: bool | None = Field(default=None, validation_alias=_alias("clear_thinking", "clearThinking"))
-    optimize_task: bool = Field(default=True, validation_alias=_alias("optimize_task", "optimizeTask"))
+    # off unless asked: with a model it costs one more call per item (per distinct instruction)
+    optimize_task: bool = Field(default=False, validation_alias=_alias("optimize_task", "optimizeTask"))
     feedback: str = ""
     strict_full_marks: bool = Field(default=False, validation_alias=_alias("strict_full_marks", "strictFullMarks"))
     ignore_task_complexity_for_full_marks: bool = Field(

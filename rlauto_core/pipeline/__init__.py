@@ -2,7 +2,7 @@
 and the plan of a batch (its job id and items)."""
 
 from rlauto_core.pipeline.loop import Finished, IterationSnapshot, OnIteration, analysis_for, run_item
-from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
+from rlauto_core.pipeline.memory import IterationMemory, judge_feedback, read_memory
 from rlauto_core.pipeline.outcome import (
     ITEM_STATUSES,
     BatchOutcome,
@@ -13,6 +13,14 @@ from rlauto_core.pipeline.outcome import (
     JobStatus,
 )
 from rlauto_core.pipeline.plan import BatchPlan, LaunchedRun, PlannedItem, plan_batch, plan_item
+from rlauto_core.pipeline.rerun import (
+    ItemRerun,
+    RerunError,
+    last_memory_path,
+    plan_regenerate,
+    plan_retry,
+    stored_outcome,
+)
 from rlauto_core.pipeline.rows import index_rows
 
 __all__ = [
@@ -22,6 +30,7 @@ __all__ = [
     "CheckFigures",
     "Finished",
     "ItemOutcome",
+    "ItemRerun",
     "ItemStatus",
     "IterationMemory",
     "IterationResult",
@@ -30,10 +39,16 @@ __all__ = [
     "LaunchedRun",
     "OnIteration",
     "PlannedItem",
+    "RerunError",
     "analysis_for",
     "index_rows",
     "judge_feedback",
+    "last_memory_path",
     "plan_batch",
     "plan_item",
+    "plan_regenerate",
+    "plan_retry",
+    "read_memory",
     "run_item",
+    "stored_outcome",
 ]

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from rlauto_core.analysis.analyzers import AnalysisInput, Analyzer, ModelAnalyzer, OfflineAnalyzer, Turn
+from rlauto_core.analysis.instruction_polish import with_polish
 from rlauto_core.analysis.offline import analyze_offline
 from rlauto_core.config.options import RunOptions
 from rlauto_core.evidence import build_evidence, slim_evidence
@@ -25,7 +26,7 @@ from rlauto_core.judging.selfcheck import self_check
 from rlauto_core.judging.validator import validate
 from rlauto_core.llm.errors import PermanentModelError
 from rlauto_core.llm.factory import ModelClients
-from rlauto_core.llm.types import UsageLedger
+from rlauto_core.llm.types import Role, UsageLedger
 from rlauto_core.package.builder import build_package
 from rlauto_core.package.draft import PackageDraft
 from rlauto_core.package.judgement import JudgeResult, PassPolicy
@@ -110,12 +111,14 @@ def run_item(
     outcome: ItemOutcome | None = None,
     on_iteration: OnIteration | None = None,
     generated_at: datetime | None = None,
+    memory: IterationMemory | None = None,
 ) -> Finished:
     """Run the loop for one recording; `outcome` (identity, start time) is completed and returned.
 
     Transient model errors propagate (the caller retries; cached calls are not paid twice); a
     permanent one in the first iteration propagates, later it ends the loop with the best
-    attempt kept and the error in the message."""
+    attempt kept and the error in the message. `memory`: an earlier run's iteration memory to
+    continue from (a regenerate); its open problems reach the first prompt."""
     evidence = evidence or build_evidence(recording)
     flags = run_rules(recording, evidence, options.rule_profile) if flags is None else flags
     item = AnalysisInput(
@@ -126,7 +129,7 @@ def run_item(
         offline=analyze_offline(recording, evidence, flags),
     )
     limit = min(options.max_iterations, analyzer.iterations or options.max_iterations)
-    memory, feedback = IterationMemory(), ""
+    memory, feedback = memory or IterationMemory(), ""
     snapshots: list[IterationSnapshot] = []
     results: list[IterationResult] = []
     best: IterationSnapshot | None = None
@@ -213,6 +216,12 @@ def _iteration(
         flags=item.flags,
         generated_at=generated_at,
     )
+    if options.optimize_task:  # before the checks and the judge: they read the package shipped
+        raw_task = item.recording.task_json.get("task")
+        polished = analyzer.polish(package.task.instruction, raw_task if isinstance(raw_task, dict) else {})
+        if polished.usage.calls:
+            usage.add(Role.POLISH, polished.usage)
+        package = with_polish(package, polished)
     # the self-check runs once and is stored in the package: validator and judge both read it
     check = self_check(package, item.recording)
     package = package.model_copy(update={"validation": package.validation.model_copy(update={"self_check": check})})

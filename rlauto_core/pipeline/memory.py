@@ -7,10 +7,12 @@ what works. The memory is persisted per iteration (`iteration-memory-iter-N.json
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from rapidfuzz import fuzz
 
+from rlauto_core.errors import RlautoError
 from rlauto_core.package.judgement import JudgeResult
+from rlauto_core.store.storage import Storage
 
 SIMILAR = 80  # rapidfuzz token_set_ratio at or above which two explanations are one problem
 MAX_PER_DIMENSION = 3
@@ -94,3 +96,13 @@ def judge_feedback(judge: JudgeResult) -> str:
         if score.score < 2:
             lines.append(f"- {score.dimension.value} {score.score}/2: {score.explanation}")
     return "\n".join(lines)
+
+
+def read_memory(storage: Storage, path: str) -> IterationMemory:
+    """A stored `iteration-memory-iter-N.json`; a missing or broken one is an error naming it."""
+    try:
+        return IterationMemory.model_validate_json(storage.read_bytes(path))
+    except FileNotFoundError:
+        raise RlautoError(f"{path}: the iteration memory to continue from is not in storage") from None
+    except ValidationError as exc:
+        raise RlautoError(f"{path}: not an iteration memory: {exc.errors()[0]['msg']}") from None

@@ -32,6 +32,7 @@ class LaunchedRun(BaseModel):
     flow_run_id: str
     ui_url: str | None = None
     via: str  # "deployment" | "in-process"
+    item_id: str | None = None  # a run of one item (retry, regenerate): the item it writes
 
 
 class BatchPlan(BaseModel):

@@ -21,6 +21,7 @@ from rlauto_core.store.index_schema import (
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
 )
+from rlauto_core.store.jobs import DeletedJob, JobDeletionError, checked_job_id, delete_job, job_folders
 from rlauto_core.store.reviews import REVIEW_DECISIONS, Decision, Review, ReviewError, add_review
 from rlauto_core.store.sources import Expansion, expand_sources, read_source, sha256_of, source_name_of
 from rlauto_core.store.storage import (
@@ -44,11 +45,13 @@ __all__ = [
     "Bundle",
     "BundleMember",
     "Decision",
+    "DeletedJob",
     "Expansion",
     "FsspecStorage",
     "IndexedItem",
     "ItemRow",
     "IterationRow",
+    "JobDeletionError",
     "Review",
     "ReviewError",
     "ReviewRow",
@@ -59,9 +62,12 @@ __all__ = [
     "append_item",
     "append_review",
     "bundle_packages",
+    "checked_job_id",
     "checked_names",
+    "delete_job",
     "expand_sources",
     "is_transient_storage_error",
+    "job_folders",
     "layout",
     "open_storage",
     "read_source",

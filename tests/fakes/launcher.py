@@ -17,8 +17,16 @@ class Launch:
 
 
 @dataclass
+class Rerun:
+    job_id: str
+    item_id: str
+    comment: str | None  # None: a retry
+
+
+@dataclass
 class FakeLauncher:
     launches: list[Launch] = field(default_factory=list)
+    reruns: list[Rerun] = field(default_factory=list)
     refuse: Exception | None = None  # raised instead of launching
 
     def launch(self, files: Sequence[tuple[str, bytes]], options: RunOptions, concurrency: int) -> LaunchedRun:
@@ -26,3 +34,16 @@ class FakeLauncher:
             raise self.refuse
         self.launches.append(Launch([name for name, _ in files], options, concurrency))
         return LaunchedRun(job_id=f"job-fake-{len(self.launches)}", flow_run_id="run-fake", via="in-process")
+
+    def retry_item(self, job_id: str, item_id: str) -> LaunchedRun:
+        return self._rerun(Rerun(job_id, item_id, None))
+
+    def regenerate_item(self, job_id: str, item_id: str, comment: str) -> LaunchedRun:
+        return self._rerun(Rerun(job_id, item_id, comment))
+
+    def _rerun(self, rerun: Rerun) -> LaunchedRun:
+        if self.refuse is not None:
+            raise self.refuse
+        self.reruns.append(rerun)
+        return LaunchedRun(job_id=rerun.job_id, flow_run_id=f"run-fake-{len(self.reruns)}", via="in-process",
+                           item_id=rerun.item_id if rerun.comment is None else "it-fedcba9876543210")  # fmt: skip

@@ -1,0 +1,74 @@
+"""In a real browser against `rlauto dashboard`: five wrong passwords start a wait, a page
+reload keeps it (the same client, a new session in the same server process), and during the
+wait even the right password does not sign in."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlauto_core.store.storage import FsspecStorage
+from tests.dashboards.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.servers import free_port, stop_process, wait_http
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def guarded_dashboard(filled_storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "RLAUTO_DASHBOARD_PASSWORD": PASSWORD, "RLAUTO_DASHBOARD_LOGIN_WAIT": "60"}
+    log = (tmp_path / "dashboard.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from flows.cli import main; main()", "dashboard",
+         "--port", str(port), "--storage", filled_storage.url],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_http(f"http://127.0.0.1:{port}/_stcore/health", timeout=90, proc=proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(proc)
+        log.close()
+
+
+def _sign_in(page: Any, password: str) -> None:
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    # the next attempt only once this one's script run ended (the status widget is gone)
+    page.wait_for_timeout(300)
+    running = page.get_by_test_id("stStatusWidget")
+    if running.count():
+        running.wait_for(state="detached", timeout=60_000)
+
+
+@pytest.mark.slow
+def test_the_wait_survives_a_reload_in_chromium(guarded_dashboard: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.set_default_timeout(60_000)
+            expect.set_options(timeout=60_000)
+            page.goto(guarded_dashboard)
+            for attempt in range(5):
+                _sign_in(page, f"guess-{attempt}")
+                expect(page.get_by_text("Wrong password.")).to_be_visible()
+            expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
+            expect(page.get_by_text("wait 60 s")).to_be_visible()
+            page.reload()
+            expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
+            _sign_in(page, PASSWORD)
+            expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "locked.png"))
+            assert page.get_by_text("Tokens spent").count() == 0, "signed in during the wait"
+        finally:
+            browser.close()
