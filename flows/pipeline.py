@@ -33,7 +33,7 @@ from rlauto_core.pipeline import BatchOutcome, BatchPlan, ItemOutcome, PlannedIt
 from rlauto_core.prompts import PROMPT_VERSION, PolishedTask
 from rlauto_core.store import expand_sources, layout, read_source, sha256_of, source_name_of
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
-from tasks.storage_io import bundle_all_results, get_storage, json_bytes, put_upload, read_item_outcome
+from tasks.storage_io import bundle_all_results, get_storage, json_bytes, read_item_outcome, stage_upload
 
 PACKAGE_RECORDING_DEPLOYMENT = "package-recording/package-recording"
 
@@ -86,7 +86,7 @@ def stage_uploads(plan: BatchPlan, storage_url: str, max_upload_mb: int) -> list
     """Copy every recording into `uploads/{job}/{item}.zip`, so any worker can read it."""
     storage = get_storage(storage_url)
     for item in plan.items:
-        put_upload(storage, read_source(item.source, max_upload_mb), item)
+        stage_upload(storage, item.source, item, max_upload_mb)
     return plan.items
 
 

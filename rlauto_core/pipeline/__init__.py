@@ -12,7 +12,7 @@ from rlauto_core.pipeline.outcome import (
     IterationResult,
     JobStatus,
 )
-from rlauto_core.pipeline.plan import BatchPlan, LaunchedRun, PlannedItem, plan_batch, plan_item
+from rlauto_core.pipeline.plan import BatchPlan, LaunchedRun, PlannedItem, plan_batch, plan_item, plan_staged
 from rlauto_core.pipeline.rows import index_rows
 
 __all__ = [
@@ -35,5 +35,6 @@ __all__ = [
     "judge_feedback",
     "plan_batch",
     "plan_item",
+    "plan_staged",
     "run_item",
 ]

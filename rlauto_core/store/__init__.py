@@ -2,7 +2,7 @@
 batch's sources name, uploads, reviews and the bundle of a job's packages."""
 
 from rlauto_core.store import layout
-from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages
+from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages, write_bundle
 from rlauto_core.store.index import (
     IndexedItem,
     ItemRow,
@@ -22,8 +22,9 @@ from rlauto_core.store.index_schema import (
     REVIEWS_SCHEMA,
 )
 from rlauto_core.store.reviews import REVIEW_DECISIONS, Decision, Review, ReviewError, add_review
-from rlauto_core.store.sources import Expansion, expand_sources, read_source, sha256_of, source_name_of
+from rlauto_core.store.sources import Expansion, copy_source, expand_sources, read_source, sha256_of, source_name_of
 from rlauto_core.store.storage import (
+    STREAM_BLOCK_BYTES,
     FsspecStorage,
     Storage,
     is_transient_storage_error,
@@ -41,6 +42,7 @@ __all__ = [
     "REVIEWS_DIR",
     "REVIEWS_SCHEMA",
     "REVIEW_DECISIONS",
+    "STREAM_BLOCK_BYTES",
     "Bundle",
     "BundleMember",
     "Decision",
@@ -60,6 +62,7 @@ __all__ = [
     "append_review",
     "bundle_packages",
     "checked_names",
+    "copy_source",
     "expand_sources",
     "is_transient_storage_error",
     "layout",
@@ -71,4 +74,5 @@ __all__ = [
     "store_uploads",
     "upload_file_name",
     "with_storage_retry",
+    "write_bundle",
 ]

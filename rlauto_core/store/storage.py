@@ -2,7 +2,10 @@
 
 Every path given to a `Storage` is relative to its root and uses `/`. Writes are atomic: a temp
 name then a rename on a local disk, a single PUT on an object store, so a reader never sees half
-a file. Transient errors (the S3 server briefly down, a timeout) are retried with backoff; any
+a file. Large files (packages, bundles) are streamed: `open_write` writes a local temp file
+renamed on success, or an S3 multipart upload completed on success and aborted on failure (an
+object store shows no object until the upload completes), so memory holds one part, not the
+file. Transient errors (the S3 server briefly down, a timeout) are retried with backoff; any
 other error surfaces at once. fsspec picks the backend from the URL's protocol, so this module
 never imports s3fs itself.
 """
@@ -15,12 +18,17 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from contextlib import AbstractContextManager, contextmanager, suppress
+from typing import IO, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import fsspec
 from fsspec.spec import AbstractFileSystem
 
 T = TypeVar("T")
+
+# The part size of streamed reads and writes on an object store: S3's smallest multipart part is
+# 5 MiB; s3fs's default of 50 MiB would hold 50 MiB per open file (8 items at once: 400 MiB).
+STREAM_BLOCK_BYTES = 8 * 1024 * 1024
 
 # Literal backoff: ~20 s in all, longer than an S3 server restart, shorter than a user's patience.
 RETRY_DELAYS_SECONDS = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 4.0, 5.0)
@@ -145,6 +153,20 @@ class Storage(Protocol):
 
     def write_bytes(self, path: str, data: bytes) -> None: ...
 
+    def open_read(self, path: str) -> AbstractContextManager[IO[bytes]]:
+        """The file at `path` as a binary stream, read a block at a time."""
+        ...
+
+    def open_write(self, path: str) -> AbstractContextManager[IO[bytes]]:
+        """A binary stream whose bytes appear at `path` whole when the block ends without an
+        error; on an error nothing appears (and nothing is left behind). Not retried."""
+        ...
+
+    def write_stream(self, path: str, produce: Callable[[IO[bytes]], T]) -> T:
+        """`produce` writes the file into a stream (`open_write`); the whole is run again on a
+        transient storage error, so `produce` must be repeatable. Returns what it returns."""
+        ...
+
     def create_exclusive(self, path: str, data: bytes) -> bool: ...
 
     def exists(self, path: str) -> bool: ...
@@ -194,6 +216,40 @@ class FsspecStorage:
         else:
             # one PUT: an object store never shows a half-written object
             with_storage_retry(lambda: self.fs.pipe_file(full, data))
+
+    def open_read(self, path: str) -> AbstractContextManager[IO[bytes]]:
+        full = self.full_path(path)
+        if self._local:
+            return with_storage_retry(lambda: open(full, "rb"))  # the caller's `with` closes it
+        return with_storage_retry(lambda: _opened(self.fs, full, "rb"))
+
+    @contextmanager
+    def open_write(self, path: str) -> Iterator[IO[bytes]]:
+        full = self.full_path(path)
+        if self._local:
+            with _local_atomic_stream(full) as handle:
+                yield handle
+            return
+        # straight to the final key: an object in a multipart upload is invisible until the
+        # upload completes, and a failed one is aborted, so no temp object is ever needed
+        handle = _opened(self.fs, full, "wb")
+        try:
+            yield cast(IO[bytes], _WriteOnly(handle))
+        except BaseException:
+            _discard(handle)
+            raise
+        try:
+            handle.close()  # uploads the last part and completes the upload
+        except BaseException:
+            _discard(handle)
+            raise
+
+    def write_stream(self, path: str, produce: Callable[[IO[bytes]], T]) -> T:
+        def attempt() -> T:
+            with self.open_write(path) as handle:
+                return produce(handle)
+
+        return with_storage_retry(attempt)
 
     def create_exclusive(self, path: str, data: bytes) -> bool:
         """Write `data` only if `path` does not exist yet; True when this call created it.
@@ -300,6 +356,59 @@ def _write_local_atomic(full: str, data: bytes) -> None:
         # (bench_orchestration), and surviving a power cut is the object store's job in a team
         with open(tmp, "wb") as handle:
             handle.write(data)
+        os.replace(tmp, full)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _opened(fs: AbstractFileSystem, full: str, mode: str) -> Any:
+    return fs.open(full, mode, block_size=STREAM_BLOCK_BYTES)
+
+
+def _discard(handle: Any) -> None:
+    """Abort an object store upload (s3fs: the multipart upload and its parts are removed)."""
+    with suppress(Exception):  # best effort: the store may be the reason the write failed
+        handle.discard()
+    handle.closed = True  # never completed later by the file's own close or __del__
+
+
+class _WriteOnly:
+    """A write stream that says it cannot seek, whatever the backend: writers such as zipfile
+    then produce the same bytes on a local disk and on an object store."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    def write(self, data: bytes) -> int:
+        return int(self._handle.write(data))
+
+    def tell(self) -> int:
+        return int(self._handle.tell())
+
+    def flush(self) -> None:
+        self._handle.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._handle.closed)
+
+
+@contextmanager
+def _local_atomic_stream(full: str) -> Iterator[IO[bytes]]:
+    directory = os.path.dirname(full)
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(full)}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as raw:
+            yield cast(IO[bytes], _WriteOnly(raw))
         os.replace(tmp, full)
     except BaseException:
         if os.path.exists(tmp):
