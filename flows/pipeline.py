@@ -22,7 +22,7 @@ from prefect.runtime import flow_run as current_run
 from prefect.states import Cancelled, Failed
 from pydantic import Field
 
-from flows import control
+from flows import analyzer_key, control
 from flows.item import ItemRun, ItemStopped
 from flows.reporting import batch_summary, item_artifact, start_progress, update_progress
 from rlauto_core.analysis import polish_task
@@ -62,7 +62,7 @@ async def package_recording(
     run = ItemRun(
         source=source,
         source_name=source_name or source_name_of(source),
-        options=options or RunOptions(),
+        options=await analyzer_key.resolved(options or RunOptions()),  # a Secret block's key, read here
         job_id=job_id,
         storage_url=storage_url or settings.rlauto_storage_url,
         settings=settings,
@@ -101,7 +101,7 @@ async def _run_child(item: PlannedItem, options: RunOptions, storage_url: str, v
 
     parameters: dict[str, Any] = {
         "source": get_storage(storage_url).uri(item.upload_path),
-        "options": options.model_dump(mode="json", exclude={"api_key"}),
+        "options": options.model_dump(mode="json", exclude={"api_key"}),  # refused above when set
         "job_id": item.job_id,
         "source_name": item.source_name,
         "storage_url": storage_url,
@@ -150,6 +150,9 @@ async def package_batch(
     are reused, not repeated. Set `via_deployment` to fan out to workers through that deployment."""
     settings = Settings()
     options = options or RunOptions()
+    if via_deployment is not None:  # a raw key would be a child's parameter: refused, not dropped
+        analyzer_key.refuse_raw_key(options, f"the workers of {via_deployment}")
+    await analyzer_key.resolved(options)  # a missing Secret block fails the batch now, not each item
     url = storage_url or settings.rlauto_storage_url
     plan = await asyncio.to_thread(
         plan_batch, list(sources), options, max_files=settings.max_batch_files,
