@@ -24,13 +24,13 @@ from rlauto_core.store.index_schema import (
 from rlauto_core.store.reviews import REVIEW_DECISIONS, Decision, Review, ReviewError, add_review
 from rlauto_core.store.sources import Expansion, copy_source, expand_sources, read_source, sha256_of, source_name_of
 from rlauto_core.store.storage import (
-    STREAM_BLOCK_BYTES,
     FsspecStorage,
     Storage,
     is_transient_storage_error,
     open_storage,
     with_storage_retry,
 )
+from rlauto_core.store.streams import STREAM_BLOCK_BYTES
 from rlauto_core.store.uploads import StoredUploads, UploadError, checked_names, store_uploads, upload_file_name
 
 __all__ = [

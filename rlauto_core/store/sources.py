@@ -15,7 +15,8 @@ from typing import IO
 import fsspec
 
 from rlauto_core.errors import RecordingError
-from rlauto_core.store.storage import STREAM_BLOCK_BYTES, with_storage_retry
+from rlauto_core.store.storage import with_storage_retry
+from rlauto_core.store.streams import STREAM_BLOCK_BYTES
 
 RECORDING_SUFFIXES = (".zip", ".har")
 _GLOB_CHARS = "*?["

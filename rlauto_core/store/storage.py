@@ -18,17 +18,16 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager
 from typing import IO, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import fsspec
 from fsspec.spec import AbstractFileSystem
 
+from rlauto_core.store.streams import WriteOnly, discard, local_atomic_stream, opened
+
 T = TypeVar("T")
 
-# The part size of streamed reads and writes on an object store: S3's smallest multipart part is
-# 5 MiB; s3fs's default of 50 MiB would hold 50 MiB per open file (8 items at once: 400 MiB).
-STREAM_BLOCK_BYTES = 8 * 1024 * 1024
 
 # Literal backoff: ~20 s in all, longer than an S3 server restart, shorter than a user's patience.
 RETRY_DELAYS_SECONDS = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 4.0, 5.0)
@@ -221,27 +220,27 @@ class FsspecStorage:
         full = self.full_path(path)
         if self._local:
             return with_storage_retry(lambda: open(full, "rb"))  # the caller's `with` closes it
-        return with_storage_retry(lambda: _opened(self.fs, full, "rb"))
+        return with_storage_retry(lambda: opened(self.fs, full, "rb"))
 
     @contextmanager
     def open_write(self, path: str) -> Iterator[IO[bytes]]:
         full = self.full_path(path)
         if self._local:
-            with _local_atomic_stream(full) as handle:
+            with local_atomic_stream(full) as handle:
                 yield handle
             return
         # straight to the final key: an object in a multipart upload is invisible until the
         # upload completes, and a failed one is aborted, so no temp object is ever needed
-        handle = _opened(self.fs, full, "wb")
+        handle = opened(self.fs, full, "wb")
         try:
-            yield cast(IO[bytes], _WriteOnly(handle))
+            yield cast(IO[bytes], WriteOnly(handle))
         except BaseException:
-            _discard(handle)
+            discard(handle)
             raise
         try:
             handle.close()  # uploads the last part and completes the upload
         except BaseException:
-            _discard(handle)
+            discard(handle)
             raise
 
     def write_stream(self, path: str, produce: Callable[[IO[bytes]], T]) -> T:
@@ -356,59 +355,6 @@ def _write_local_atomic(full: str, data: bytes) -> None:
         # (bench_orchestration), and surviving a power cut is the object store's job in a team
         with open(tmp, "wb") as handle:
             handle.write(data)
-        os.replace(tmp, full)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _opened(fs: AbstractFileSystem, full: str, mode: str) -> Any:
-    return fs.open(full, mode, block_size=STREAM_BLOCK_BYTES)
-
-
-def _discard(handle: Any) -> None:
-    """Abort an object store upload (s3fs: the multipart upload and its parts are removed)."""
-    with suppress(Exception):  # best effort: the store may be the reason the write failed
-        handle.discard()
-    handle.closed = True  # never completed later by the file's own close or __del__
-
-
-class _WriteOnly:
-    """A write stream that says it cannot seek, whatever the backend: writers such as zipfile
-    then produce the same bytes on a local disk and on an object store."""
-
-    def __init__(self, handle: Any) -> None:
-        self._handle = handle
-
-    def write(self, data: bytes) -> int:
-        return int(self._handle.write(data))
-
-    def tell(self) -> int:
-        return int(self._handle.tell())
-
-    def flush(self) -> None:
-        self._handle.flush()
-
-    def writable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    @property
-    def closed(self) -> bool:
-        return bool(self._handle.closed)
-
-
-@contextmanager
-def _local_atomic_stream(full: str) -> Iterator[IO[bytes]]:
-    directory = os.path.dirname(full)
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(full)}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as raw:
-            yield cast(IO[bytes], _WriteOnly(raw))
         os.replace(tmp, full)
     except BaseException:
         if os.path.exists(tmp):
