@@ -201,3 +201,25 @@ def test_s3_bundle_round_trips(s3_url: str) -> None:
     assert backend_files(storage, f"exports/{batch.job_id}") == sorted(
         [*(i.output_zip_path for i in batch.items if i.output_zip_path), path]
     )
+
+
+@pytest.mark.slow
+def test_an_item_export_on_s3_is_byte_identical_to_the_local_one(s3_url: str, tmp_path: Path) -> None:
+    """The same recording staged and exported on S3 and on a local disk: the same upload and the
+    same `output.zip`, byte for byte, and nothing else beside them on S3."""
+    recording = big_recording(tmp_path / "big.zip", 12 * MiB)
+    written = {}
+    for name, storage in (("file", open_storage((tmp_path / "store").as_uri())), ("s3", open_storage(s3_url))):
+        item = plan_batch([str(recording)], RunOptions(), max_files=5, max_upload_mb=100).items[0]
+        stage_upload(storage, item.source, item, 100)
+        outcome = completed(item.job_id, 0, storage).model_copy(update={"item_id": item.item_id})
+        done = export.fn(item, outcome, TaskPackage(), "", False)
+        assert done.output_zip_path is not None
+        written[name] = (storage.read_bytes(item.upload_path), storage.read_bytes(done.output_zip_path))
+        if name == "s3":
+            left = [p for p in backend_files(storage, "") if not p.startswith("index/")]
+            assert left == sorted(
+                [item.upload_path, done.output_zip_path, layout.item_outcome_path(item.job_id, item.item_id)]
+            )
+    assert written["s3"] == written["file"]
+    assert written["s3"][0] == recording.read_bytes()
