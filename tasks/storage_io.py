@@ -41,20 +41,15 @@ def result_storage_for(url: str) -> Any:
     return RemoteFileSystem(basepath=f"{url.rstrip('/')}/prefect-results")
 
 
-def put_upload(storage: Storage, data: bytes, item: PlannedItem) -> None:
-    """Write `uploads/{job}/{item}.zip` unless it is there (content-addressed)."""
-    if not storage.exists(item.upload_path):
-        storage.write_bytes(item.upload_path, data)
-
-
 def put_upload_file(storage: Storage, staged: Path, item: PlannedItem) -> None:
-    """`put_upload` of a local copy, streamed into storage."""
+    """Write `uploads/{job}/{item}.zip` from a local copy unless it is there (content-addressed),
+    streamed into storage."""
     if not storage.exists(item.upload_path):
         storage.write_stream(item.upload_path, lambda out: _copy_into(staged, out))
 
 
 def stage_upload(storage: Storage, source: str, item: PlannedItem, max_upload_mb: int) -> None:
-    """`put_upload` straight from the recording's source, streamed (the batch stages many)."""
+    """`put_upload_file` straight from the recording's source (the batch stages many)."""
     if not storage.exists(item.upload_path):
         storage.write_stream(item.upload_path, lambda out: copy_source(source, out, max_upload_mb))
 
