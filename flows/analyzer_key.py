@@ -10,6 +10,8 @@ fans out to workers is refused, with what to do instead.
 
 from __future__ import annotations
 
+from typing import cast
+
 from pydantic import SecretStr
 
 from rlauto_core.config import RunOptions
@@ -42,11 +44,33 @@ async def resolved(options: RunOptions) -> RunOptions:
     try:
         block: Secret[str] = await Secret.aload(name)
     except ValueError:
-        raise ConfigError(
-            f"api_key_secret {name!r}: no Secret block of that name on the Prefect server; create it "
-            f"(`prefect block create secret`, or `Secret(value=KEY).save({name!r})`) where the workers' server is"
-        ) from None
-    value = block.get()
+        raise ConfigError(_no_block(name)) from None
+    return _with_key(options, name, block.get())
+
+
+def resolved_sync(options: RunOptions) -> RunOptions:
+    """`resolved` for a synchronous flow (no event loop in its thread)."""
+    name = options.api_key_secret
+    if name is None or options.api_key is not None:
+        return options
+    from prefect.blocks.system import Secret
+
+    try:
+        # `_sync`: Prefect's dispatch would hand back a coroutine if a loop ran in this thread
+        block = cast("Secret[str]", Secret.load(name, _sync=True))  # type: ignore[call-arg]
+    except ValueError:
+        raise ConfigError(_no_block(name)) from None
+    return _with_key(options, name, block.get())
+
+
+def _no_block(name: str) -> str:
+    return (
+        f"api_key_secret {name!r}: no Secret block of that name on the Prefect server; create it "
+        f"(`prefect block create secret`, or `Secret(value=KEY).save({name!r})`) where the workers' server is"
+    )
+
+
+def _with_key(options: RunOptions, name: str, value: object) -> RunOptions:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"api_key_secret {name!r}: the Secret block holds no key (a non-empty string)")
     return options.model_copy(update={"api_key": SecretStr(value.strip())})

@@ -261,6 +261,7 @@ async def scan_inbox(
 def polish(raw: str, options: RunOptions | None = None) -> PolishedTask:
     """A raw task text -> a polished Chinese and English instruction plus notes."""
     settings = Settings()
+    options = analyzer_key.resolved_sync(options or RunOptions())
     ensure_llm_limit(settings.global_llm_concurrency)
     prefix = "polish-" + hashlib.sha256(raw.encode()).hexdigest()[:20]
     with http_client(Role.POLISH, settings, options, gate=llm_gate(settings.global_llm_concurrency)) as client:

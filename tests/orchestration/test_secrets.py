@@ -319,3 +319,17 @@ def test_rlauto_package_reads_the_key_from_the_named_secret_block(
     assert "analyzer: model analyzer at 127.0.0.1" in done.stdout
     assert authorizations(model, "analyzer") == {f"Bearer {canaries.key}"}
     assert canaries.key not in done.stdout + done.stderr
+
+
+def test_the_polish_flow_reads_the_key_from_the_named_secret_block(prefect_api_url: str, model: FakeLlmServer) -> None:
+    from flows.pipeline import polish
+
+    canaries = Canaries.new()
+    name = f"rlauto-polish-{uuid.uuid4().hex[:8]}"
+    Secret(value=canaries.key).save(name)
+    model.script("analyzer", {"json": {"zh": "回复 Alice。", "en": "Reply to Alice.", "notes": []}})
+    since = datetime.now(UTC) - timedelta(seconds=1)
+    polished = polish(f"reply to alice {canaries.bearer}", RunOptions(api_key_secret=name))
+    assert polished.en == "Reply to Alice."
+    assert authorizations(model, "analyzer") == {f"Bearer {canaries.key}"}
+    assert found_in(scan_after_control(since), [canaries.key]) == {}
