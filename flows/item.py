@@ -8,17 +8,19 @@ another iteration; what was written so far stays.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from rlauto_core.config import RunOptions, Settings
 from rlauto_core.errors import RlautoError
 from rlauto_core.llm import Role
-from rlauto_core.pipeline import ItemOutcome, IterationSnapshot, plan_item, read_memory, run_item
-from rlauto_core.store import layout, read_source
+from rlauto_core.pipeline import ItemOutcome, IterationSnapshot, plan_staged, read_memory, run_item
+from rlauto_core.store import copy_source, layout
 from tasks import recording_tasks as steps
 from tasks.analysis import open_analysis
-from tasks.storage_io import get_storage, persist_snapshots, put_upload
+from tasks.storage_io import get_storage, persist_snapshots, put_upload_file
 
 
 class ItemStopped(Exception):
@@ -56,10 +58,18 @@ class ItemRun:
         self.judging = False  # the run's state is "Judging"
 
     def run(self) -> ItemOutcome:
+        # the recording is copied to a local file once and read from there entry by entry: a
+        # 50 MB ZIP is never held whole, nor read again from its source for each step
+        with tempfile.TemporaryDirectory(prefix="rlauto-item-") as tmp:
+            return self._run(Path(tmp) / "recording")
+
+    def _run(self, staged: Path) -> ItemOutcome:
         clock = time.perf_counter()
-        data = read_source(self.source, self.settings.max_upload_mb)
-        item = plan_item(self.source, data, self.options.options_hash(), self.job_id, self.source_name)
-        put_upload(get_storage(self.storage_url), data, item)
+        with staged.open("wb") as copy:
+            sha, size = copy_source(self.source, copy, self.settings.max_upload_mb)
+        options_hash = self.options.options_hash()
+        item = plan_staged(self.source, sha, size, options_hash, self.job_id, self.source_name)
+        put_upload_file(get_storage(self.storage_url), staged, item)
         self._ids = (item.job_id, item.item_id)
         outcome = ItemOutcome(
             job_id=item.job_id,
@@ -76,8 +86,7 @@ class ItemRun:
         )
         package, root_prefix = None, ""
         try:
-            recording = steps.parse(item, data, self.options.requested_mode, self.settings.max_upload_mb)
-            del data
+            recording = steps.parse(item, staged, self.options.requested_mode, self.settings.max_upload_mb)
             findings = steps.rules(recording, self.options.rule_profile)
             outcome.mode, outcome.flags = recording.mode.value, findings.flags
             self._check_stop(fresh=False)

@@ -1,7 +1,8 @@
 """Start a batch and return at once: the dashboard's and the CLI's way in.
 
 Through the `package-batch` deployment when a server with that deployment is reachable (its
-workers run it), else in this process on a background thread (the embedded default).
+workers run it), else in this process on a background thread (the embedded default). A run's
+own analyzer key reaches workers only as the name of a Prefect Secret block (flows/analyzer_key.py).
 `PrefectLauncher` is what `rlauto dashboard` hands the review app (`dashboards.launcher.Launcher`).
 """
 
@@ -14,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from flows import runtime
+from flows import analyzer_key, runtime
 from rlauto_core.config import RunOptions, Settings
 from rlauto_core.pipeline import LaunchedRun, plan_batch
 from rlauto_core.store import open_storage, store_uploads
@@ -45,6 +46,7 @@ def launch_batch(
         "storage_url": url,
     }
     if deployment_exists(PACKAGE_BATCH_DEPLOYMENT):
+        analyzer_key.refuse_raw_key(options, f"the {PACKAGE_BATCH_DEPLOYMENT} deployment's workers")
         from prefect.client.schemas.objects import FlowRun
         from prefect.deployments import run_deployment
 

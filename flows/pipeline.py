@@ -22,7 +22,7 @@ from prefect.runtime import flow_run as current_run
 from prefect.states import Cancelled, Failed
 from pydantic import Field
 
-from flows import control
+from flows import analyzer_key, control
 from flows.item import ItemRun, ItemStopped
 from flows.reporting import batch_summary, item_artifact, start_progress, update_progress
 from rlauto_core.analysis import polish_task
@@ -33,7 +33,7 @@ from rlauto_core.pipeline import BatchOutcome, BatchPlan, ItemOutcome, PlannedIt
 from rlauto_core.prompts import PROMPT_VERSION, PolishedTask
 from rlauto_core.store import expand_sources, layout, read_source, sha256_of, source_name_of
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
-from tasks.storage_io import bundle_all_results, get_storage, json_bytes, put_upload, read_item_outcome
+from tasks.storage_io import bundle_all_results, get_storage, json_bytes, read_item_outcome, stage_upload
 
 PACKAGE_RECORDING_DEPLOYMENT = "package-recording/package-recording"
 
@@ -64,7 +64,7 @@ async def package_recording(
     run = ItemRun(
         source=source,
         source_name=source_name or source_name_of(source),
-        options=options or RunOptions(),
+        options=await analyzer_key.resolved(options or RunOptions()),  # a Secret block's key, read here
         job_id=job_id,
         storage_url=storage_url or settings.rlauto_storage_url,
         settings=settings,
@@ -89,7 +89,7 @@ def stage_uploads(plan: BatchPlan, storage_url: str, max_upload_mb: int) -> list
     """Copy every recording into `uploads/{job}/{item}.zip`, so any worker can read it."""
     storage = get_storage(storage_url)
     for item in plan.items:
-        put_upload(storage, read_source(item.source, max_upload_mb), item)
+        stage_upload(storage, item.source, item, max_upload_mb)
     return plan.items
 
 
@@ -104,7 +104,7 @@ async def _run_child(item: PlannedItem, options: RunOptions, storage_url: str, v
 
     parameters: dict[str, Any] = {
         "source": get_storage(storage_url).uri(item.upload_path),
-        "options": options.model_dump(mode="json", exclude={"api_key"}),
+        "options": options.model_dump(mode="json", exclude={"api_key"}),  # refused above when set
         "job_id": item.job_id,
         "source_name": item.source_name,
         "storage_url": storage_url,
@@ -153,6 +153,9 @@ async def package_batch(
     are reused, not repeated. Set `via_deployment` to fan out to workers through that deployment."""
     settings = Settings()
     options = options or RunOptions()
+    if via_deployment is not None:  # a raw key would be a child's parameter: refused, not dropped
+        analyzer_key.refuse_raw_key(options, f"the workers of {via_deployment}")
+    await analyzer_key.resolved(options)  # a missing Secret block fails the batch now, not each item
     url = storage_url or settings.rlauto_storage_url
     plan = await asyncio.to_thread(
         plan_batch, list(sources), options, max_files=settings.max_batch_files,
@@ -261,6 +264,7 @@ async def scan_inbox(
 def polish(raw: str, options: RunOptions | None = None) -> PolishedTask:
     """A raw task text -> a polished Chinese and English instruction plus notes."""
     settings = Settings()
+    options = analyzer_key.resolved_sync(options or RunOptions())
     ensure_llm_limit(settings.global_llm_concurrency)
     prefix = "polish-" + hashlib.sha256(raw.encode()).hexdigest()[:20]
     with http_client(Role.POLISH, settings, options, gate=llm_gate(settings.global_llm_concurrency)) as client:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 from flows import runtime
@@ -40,7 +41,8 @@ def copy_packages(batch: BatchOutcome, out_dir: Path) -> dict[str, Path]:
             continue
         target = out_dir / package_file_name(item.source_name)
         tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_bytes(storage.read_bytes(item.output_zip_path))
+        with storage.open_read(item.output_zip_path) as src, tmp.open("wb") as dst:
+            shutil.copyfileobj(src, dst, 1024 * 1024)  # a block at a time: packages can be large
         tmp.replace(target)
         written[item.item_id] = target
     return written

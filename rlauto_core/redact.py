@@ -95,6 +95,10 @@ def redact_json(value: Any, _depth: int = 0) -> Any:
         for key, item in value.items():
             if isinstance(key, str) and (is_secret_header(key) or is_secret_key(key)) and _is_scalar(item):
                 out[key] = REDACTED if item not in (None, "") else item
+            elif isinstance(key, str) and is_secret_key(key) and isinstance(item, list):
+                # a HAR's `cookies: [{"name": "bsess", "value": ...}]`: the pair's name is the
+                # cookie's own, so the key above the list says the values are credentials
+                out[key] = [_pair_value_redacted(redact_json(entry, _depth + 1)) for entry in item]
             else:
                 out[key] = redact_json(item, _depth + 1)
         return out
@@ -105,6 +109,12 @@ def redact_json(value: Any, _depth: int = 0) -> Any:
             return redact_url(value)
         return redact_text(value)
     return value
+
+
+def _pair_value_redacted(entry: Any) -> Any:
+    if isinstance(entry, dict) and _is_scalar(entry.get("value")) and entry.get("value") not in (None, ""):
+        return {**entry, "value": REDACTED}
+    return entry
 
 
 def _is_scalar(value: Any) -> bool:

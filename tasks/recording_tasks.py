@@ -7,16 +7,18 @@ only model calls (tasks/model_calls.py) are worth caching.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 from prefect import task
 from prefect.cache_policies import NONE as NO_CACHE
 from pydantic import BaseModel, Field
 
 from rlauto_core.evidence import Evidence, build_evidence
-from rlauto_core.importers import import_bytes
+from rlauto_core.importers import import_path
 from rlauto_core.package import TaskPackage, export_package
 from rlauto_core.pipeline import ItemOutcome, PlannedItem, index_rows
 from rlauto_core.recording import Mode, Recording
@@ -24,6 +26,8 @@ from rlauto_core.rules import Flag, run_rules
 from rlauto_core.store import append_item, layout
 from tasks.retry import STORAGE_WRITE
 from tasks.storage_io import get_storage, json_bytes
+
+_COPY_CHUNK = 1024 * 1024
 
 
 class Findings(BaseModel):
@@ -34,9 +38,9 @@ class Findings(BaseModel):
 
 
 @task(name="parse", task_run_name="parse-{item.source_name}", cache_policy=NO_CACHE, persist_result=False)
-def parse(item: PlannedItem, data: bytes, requested_mode: Mode | None, max_upload_mb: int) -> Recording:
-    """The recording's bytes (as staged) -> a Recording; a bad file is a RecordingError."""
-    return import_bytes(data, item.source_name, requested_mode, max_upload_mb)
+def parse(item: PlannedItem, staged: Path, requested_mode: Mode | None, max_upload_mb: int) -> Recording:
+    """The recording (a local copy, read entry by entry) -> a Recording; a bad file is a RecordingError."""
+    return import_path(staged, requested_mode, max_upload_mb, name=item.source_name)
 
 
 @task(name="rules", cache_policy=NO_CACHE, persist_result=False, result_serializer="json")
@@ -73,14 +77,20 @@ def _final_files(
     with tempfile.TemporaryDirectory(prefix="rlauto-export-") as tmp:
         # the recording under a fixed name: the source's own name may not fit in a path
         copy = Path(tmp) / ("recording.har" if item.source_name.lower().endswith(".har") else "recording.zip")
-        copy.write_bytes(storage.read_bytes(item.upload_path))
+        with storage.open_read(item.upload_path) as src, copy.open("wb") as dst:
+            shutil.copyfileobj(src, dst, _COPY_CHUNK)  # streamed both ways: a block in memory, not the ZIP
         written = export_package(copy, package, Path(tmp) / "out", root_prefix=root_prefix,
                                  redact_secrets=redact_secrets, source_name=item.source_name)  # fmt: skip
         path = layout.output_zip_path(job, item_id)
-        storage.write_bytes(path, written.read_bytes())  # atomic: never a partial output.zip
+        storage.write_stream(path, lambda out: _copy_file(written, out))  # atomic: never a partial output.zip
     return outcome.model_copy(
         update={"package_path": layout.best_path(job, item_id, "task-package"), "output_zip_path": path}
     )
+
+
+def _copy_file(path: Path, out: IO[bytes]) -> None:
+    with path.open("rb") as src:
+        shutil.copyfileobj(src, out, _COPY_CHUNK)
 
 
 def index(outcome: ItemOutcome) -> list[str]:

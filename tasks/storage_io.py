@@ -7,16 +7,17 @@ call: the tasks below do not retry storage errors again on top.
 from __future__ import annotations
 
 import json
+import shutil
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import fsspec
 from prefect import task
 from pydantic import BaseModel
 
 from rlauto_core.pipeline import BatchOutcome, ItemOutcome, PlannedItem
-from rlauto_core.store import BundleMember, Storage, bundle_packages, layout, open_storage
+from rlauto_core.store import BundleMember, Storage, copy_source, layout, open_storage, write_bundle
 from tasks.retry import STORAGE_WRITE
 
 
@@ -40,10 +41,22 @@ def result_storage_for(url: str) -> Any:
     return RemoteFileSystem(basepath=f"{url.rstrip('/')}/prefect-results")
 
 
-def put_upload(storage: Storage, data: bytes, item: PlannedItem) -> None:
-    """Write `uploads/{job}/{item}.zip` unless it is there (content-addressed)."""
+def put_upload_file(storage: Storage, staged: Path, item: PlannedItem) -> None:
+    """Write `uploads/{job}/{item}.zip` from a local copy unless it is there (content-addressed),
+    streamed into storage."""
     if not storage.exists(item.upload_path):
-        storage.write_bytes(item.upload_path, data)
+        storage.write_stream(item.upload_path, lambda out: _copy_into(staged, out))
+
+
+def stage_upload(storage: Storage, source: str, item: PlannedItem, max_upload_mb: int) -> None:
+    """`put_upload_file` straight from the recording's source (the batch stages many)."""
+    if not storage.exists(item.upload_path):
+        storage.write_stream(item.upload_path, lambda out: copy_source(source, out, max_upload_mb))
+
+
+def _copy_into(path: Path, out: IO[bytes]) -> None:
+    with path.open("rb") as src:
+        shutil.copyfileobj(src, out, 1024 * 1024)
 
 
 def json_bytes(model: BaseModel | dict[str, Any] | list[Any]) -> bytes:
@@ -77,5 +90,6 @@ def bundle_all_results(storage_url: str, batch: BatchOutcome) -> str | None:
     if not members:
         return None
     path = layout.all_results_path(batch.job_id)
-    storage.write_bytes(path, bundle_packages(storage, members).data)
+    # streamed: the bundle holds every package of the job, too much to build in memory
+    storage.write_stream(path, lambda out: write_bundle(storage, members, out))
     return path

@@ -1,7 +1,7 @@
 """`rlauto package PATH...`: recordings in, task packages out, through the `package-batch` flow.
 
-The model path runs whenever an analyzer key is configured (or `--model/--base-url/--api-key-env`
-are given), the offline analyzer otherwise; `--offline` forces it. The first line says which.
+The model path runs whenever an analyzer key is configured (or `--model/--base-url/--api-key-env/
+--api-key-secret` are given), the offline analyzer otherwise; `--offline` forces it. The first line says which.
 """
 
 from __future__ import annotations
@@ -45,6 +45,13 @@ def package_command(
     api_key_env: Annotated[
         str | None, typer.Option("--api-key-env", help="Name of the variable holding the analyzer key.")
     ] = None,
+    api_key_secret: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-secret",
+            help="Name of a Prefect Secret block holding the analyzer key (read where each item runs).",
+        ),
+    ] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Recordings at once, 1-8.")] = 3,
     redact_secrets: Annotated[
         bool, typer.Option("--redact-secrets", help="Redact secrets in every file of the output, not only task.json.")
@@ -52,8 +59,11 @@ def package_command(
 ) -> None:
     """Package each recording; exit 0 when all pass, 1 when some need revision, 2 on bad input."""
     settings = load_settings()
+    if api_key_env and api_key_secret:
+        fail("give --api-key-env or --api-key-secret, not both")
     options = _options(
         api_key_env,
+        api_key_secret=api_key_secret,
         rule_profile=profile,
         strict_full_marks=strict_full_marks,
         ignore_task_complexity_for_full_marks=ignore_task_complexity,

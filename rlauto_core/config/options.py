@@ -53,6 +53,11 @@ class RunOptions(BaseModel):
     api_mode: ApiMode | None = Field(default=None, validation_alias=_alias("api_mode", "apiMode"))
     base_url: str | None = Field(default=None, validation_alias=_alias("base_url", "baseURL", "baseUrl"))
     api_key: SecretStr | None = Field(default=None, validation_alias=_alias("api_key", "apiKey"))
+    # the name of a Prefect Secret block holding the analyzer key: what travels to workers in
+    # place of the key itself (a flow-run parameter is stored and shown); the worker reads it
+    api_key_secret: str | None = Field(
+        default=None, validation_alias=_alias("api_key_secret", "apiKeySecret"), pattern=r"^[a-z0-9][a-z0-9-]*$"
+    )
     model: str | None = Field(default=None, validation_alias=_alias("model", "customModel"))
     concurrency: int = Field(default=3, ge=1, le=MAX_CONCURRENCY)
     temperature: float | None = Field(default=None, ge=0, le=2)
@@ -90,6 +95,13 @@ class RunOptions(BaseModel):
             return None
         return value
 
+    @field_validator("api_key_secret", mode="before")
+    @classmethod
+    def _blank_secret_is_none(cls, value: object) -> object:
+        if isinstance(value, str):
+            return value.strip() or None
+        return value
+
     @field_validator("base_url", mode="before")
     @classmethod
     def _blank_url_is_none(cls, value: object) -> object:
@@ -111,7 +123,8 @@ class RunOptions(BaseModel):
         return data
 
     def options_hash(self) -> str:
-        """Stable hash of what changes a run's result; excludes the key and the concurrency."""
-        data = self.model_dump(mode="json", exclude={"api_key", "concurrency"})
+        """Stable hash of what changes a run's result; excludes the key (and where it is kept) and
+        the concurrency."""
+        data = self.model_dump(mode="json", exclude={"api_key", "api_key_secret", "concurrency"})
         canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

@@ -21,7 +21,7 @@ import fsspec
 from fsspec.spec import AbstractFileSystem
 
 from rlauto_core.dataset.errors import DatasetError
-from rlauto_core.store import with_storage_retry
+from rlauto_core.store import STREAM_BLOCK_BYTES, with_storage_retry
 
 CARD_NAME = "README.md"
 CARD_MARKER = "<!-- rlauto dataset export: this folder holds only the files of one export -->"
@@ -102,7 +102,8 @@ class OutputFolder:
         """A binary file for `name`, written under a temporary name until `commit`."""
         temp = self.path(f".{name}.{uuid.uuid4().hex}.tmp")
         self._temps[name] = temp
-        handle: IO[Any] = self.fs.open(temp, "wb")
+        # streamed a part at a time (an S3 multipart upload), not s3fs's default 50 MiB buffer
+        handle: IO[Any] = self.fs.open(temp, "wb", block_size=STREAM_BLOCK_BYTES)
         return handle
 
     def commit(self, order: list[str]) -> None:

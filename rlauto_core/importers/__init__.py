@@ -37,11 +37,15 @@ _ROLES: dict[str, FileRole] = {
 
 
 def import_path(
-    path: str | Path, requested_mode: Mode | str | None = None, max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+    path: str | Path,
+    requested_mode: Mode | str | None = None,
+    max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
+    name: str | None = None,
 ) -> Recording:
-    """Import a file; a ZIP is read entry by entry from disk, never held whole in memory."""
+    """Import a file; a ZIP is read entry by entry from disk, never held whole in memory.
+    `name` is the recording's own name when `path` is a copy under another name."""
     path = Path(path)
-    name = path.name
+    name = name or path.name
     _check_file_name(name)
     try:
         if path.is_dir():

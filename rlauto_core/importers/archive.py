@@ -85,10 +85,22 @@ def _root_prefix(names: list[str]) -> str:
     return ""
 
 
+def _kept_names(relative_names: list[str], wanted: set[str]) -> set[str]:
+    """The root-level entries whose bytes are kept: the wanted ones, and the one HAR the importer
+    reads (the first by name, only when there is no network.json). Every other entry is checked
+    while it streams past and never held: a recording's other HARs and attachments can be large."""
+    root = [n for n in relative_names if "/" not in n]
+    kept = {n for n in root if n in wanted}
+    hars = sorted(n for n in root if n.lower().endswith(".har"))
+    if hars and "network.json" not in kept:
+        kept.add(hars[0])
+    return kept
+
+
 def read_archive(data: bytes | Path, source: str, wanted: set[str]) -> Archive:
     """Check every entry of the ZIP in `data` (bytes, or a file read as it goes); keep the bytes of
-    entries whose root-relative basename is in `wanted` (task.json, network.json, ...) and of
-    every `*.har`."""
+    entries whose root-relative basename is in `wanted` (task.json, network.json, ...) and of the
+    `*.har` that is read when there is no network.json (the first by name)."""
     archive_size = data.stat().st_size if isinstance(data, Path) else len(data)
     # a whole-archive ratio refuses a bomb of many small entries before it inflates a GiB
     total_limit = min(MAX_TOTAL_UNCOMPRESSED, max(MIN_TOTAL_RATIO_CHECK, MAX_ARCHIVE_RATIO * archive_size))
@@ -115,10 +127,11 @@ def read_archive(data: bytes | Path, source: str, wanted: set[str]) -> Archive:
         files = [i for i in infos if not i.is_dir()]
         prefix = _root_prefix([i.filename for i in files])
         archive = Archive(source=source, entries=[], root_prefix=prefix)
+        kept = _kept_names([i.filename[len(prefix) :] if prefix else i.filename for i in files], wanted)
         total = 0
         for info in files:
             relative = info.filename[len(prefix) :] if prefix else info.filename
-            keep = "/" not in relative and (relative in wanted or relative.lower().endswith(".har"))
+            keep = relative in kept
             size = 0
             # one growing buffer: a list of chunks joined at the end would hold the entry twice
             buffer = bytearray()

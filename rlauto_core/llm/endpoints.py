@@ -70,6 +70,8 @@ def resolve_endpoint(role: Role, settings: Settings, options: RunOptions | None 
     opts = options or RunOptions()
     if role in (Role.ANALYZER, Role.POLISH):
         key_source = "options.api_key" if opts.api_key is not None else "DEFAULT_API_KEY"
+        if opts.api_key_secret is not None and opts.api_key is not None:
+            key_source = f"Secret block {opts.api_key_secret!r}"
         return EndpointConfig(
             role=role,
             base_url=normalize_base_url(opts.base_url or settings.default_base_url),

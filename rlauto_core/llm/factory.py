@@ -65,6 +65,8 @@ def process_gate(limit: int) -> Gate | None:
 def analyzer_configured(settings: Settings, options: RunOptions | None = None) -> bool:
     if options is not None and options.offline:
         return False
+    if options is not None and options.api_key_secret is not None:
+        return True  # the key is read from its Secret block where the item runs
     return resolve_endpoint(Role.ANALYZER, settings, options).configured
 
 

@@ -127,6 +127,18 @@ def _bare_entry_name(source_name: str, data: bytes) -> str:
     return sanitize_entry_name(source_name) or "network.har"
 
 
+def _copy_bare(source: Path, bare_name: str, out: zipfile.ZipFile, redact: bool) -> None:
+    if redact or not bare_name.lower().endswith(".har"):
+        data = source.read_bytes()  # redacted as a document, or sniffed for its kind
+        entry = _bare_entry_name(bare_name, data)
+        _write_entry(out, entry, redact_entry(data) if redact else data)
+        return
+    info = zipfile.ZipInfo(sanitize_entry_name(bare_name) or "network.har", date_time=_FIXED_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with source.open("rb") as src, out.open(info, "w") as dst:  # a bare HAR as it is: streamed
+        shutil.copyfileobj(src, dst, 1024 * 1024)
+
+
 def export_package(
     source: str | Path,
     package: TaskPackage,
@@ -151,9 +163,7 @@ def export_package(
             if zipfile.is_zipfile(source):
                 _copy_archive(source, out, task_entry, task, redact_secrets)
             else:
-                data = source.read_bytes()
-                entry = _bare_entry_name(PurePosixPath(name.replace("\\", "/")).name, data)
-                _write_entry(out, entry, redact_entry(data) if redact_secrets else data)
+                _copy_bare(source, PurePosixPath(name.replace("\\", "/")).name, out, redact_secrets)
                 _write_entry(out, "task.json", task)
         os.replace(tmp, target)
     except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, EOFError) as exc:

@@ -12,7 +12,7 @@ from rlauto_core.pipeline.outcome import (
     IterationResult,
     JobStatus,
 )
-from rlauto_core.pipeline.plan import BatchPlan, LaunchedRun, PlannedItem, plan_batch, plan_item
+from rlauto_core.pipeline.plan import BatchPlan, LaunchedRun, PlannedItem, plan_batch, plan_item, plan_staged
 from rlauto_core.pipeline.rerun import (
     ItemRerun,
     RerunError,
@@ -48,6 +48,7 @@ __all__ = [
     "plan_item",
     "plan_regenerate",
     "plan_retry",
+    "plan_staged",
     "read_memory",
     "run_item",
     "stored_outcome",

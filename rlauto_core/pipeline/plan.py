@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from rlauto_core.config.options import RunOptions
 from rlauto_core.errors import ConfigError
 from rlauto_core.store import layout
-from rlauto_core.store.sources import expand_sources, read_source, sha256_of, source_name_of
+from rlauto_core.store.sources import copy_source, expand_sources, sha256_of, source_name_of
 
 
 class PlannedItem(BaseModel):
@@ -46,12 +46,13 @@ def plan_item(
     source: str, data: bytes, options_hash: str, job_id: str | None = None, name: str | None = None
 ) -> PlannedItem:
     """One recording's place in a job; with no job named, the job of this recording alone."""
-    return _planned(source, sha256_of(data), len(data), options_hash, job_id, name)
+    return plan_staged(source, sha256_of(data), len(data), options_hash, job_id, name)
 
 
-def _planned(
+def plan_staged(
     source: str, sha: str, size: int, options_hash: str, job_id: str | None, name: str | None = None
 ) -> PlannedItem:
+    """`plan_item` of a recording already hashed while it was copied (`copy_source`)."""
     item = layout.item_id(sha, options_hash)
     job = job_id or layout.batch_job_id([item])
     return PlannedItem(
@@ -82,11 +83,10 @@ def plan_batch(
         )
     options_hash = options.options_hash()
     hashed = []
-    for source in expansion.files:  # one recording in memory at a time
-        data = read_source(source, max_upload_mb)
-        hashed.append((source, sha256_of(data), len(data)))
-        del data
+    for source in expansion.files:  # hashed as it streams: a block in memory, not a recording
+        sha, size = copy_source(source, None, max_upload_mb)
+        hashed.append((source, sha, size))
     ids = [layout.item_id(sha, options_hash) for _, sha, _ in hashed]
     job = layout.safe_job_id(job_id) if job_id else layout.batch_job_id(ids)
-    items = [_planned(source, sha, size, options_hash, job) for source, sha, size in hashed]
+    items = [plan_staged(source, sha, size, options_hash, job) for source, sha, size in hashed]
     return BatchPlan(job_id=job, options_hash=options_hash, items=items, missing=expansion.missing)

@@ -2,7 +2,7 @@
 batch's sources name, uploads, reviews and the bundle of a job's packages."""
 
 from rlauto_core.store import layout
-from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages
+from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages, write_bundle
 from rlauto_core.store.index import (
     IndexedItem,
     ItemRow,
@@ -23,7 +23,7 @@ from rlauto_core.store.index_schema import (
 )
 from rlauto_core.store.jobs import DeletedJob, JobDeletionError, checked_job_id, delete_job, job_folders
 from rlauto_core.store.reviews import REVIEW_DECISIONS, Decision, Review, ReviewError, add_review
-from rlauto_core.store.sources import Expansion, expand_sources, read_source, sha256_of, source_name_of
+from rlauto_core.store.sources import Expansion, copy_source, expand_sources, read_source, sha256_of, source_name_of
 from rlauto_core.store.storage import (
     FsspecStorage,
     Storage,
@@ -31,6 +31,7 @@ from rlauto_core.store.storage import (
     open_storage,
     with_storage_retry,
 )
+from rlauto_core.store.streams import STREAM_BLOCK_BYTES
 from rlauto_core.store.uploads import StoredUploads, UploadError, checked_names, store_uploads, upload_file_name
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "REVIEWS_DIR",
     "REVIEWS_SCHEMA",
     "REVIEW_DECISIONS",
+    "STREAM_BLOCK_BYTES",
     "Bundle",
     "BundleMember",
     "Decision",
@@ -64,6 +66,7 @@ __all__ = [
     "bundle_packages",
     "checked_job_id",
     "checked_names",
+    "copy_source",
     "delete_job",
     "expand_sources",
     "is_transient_storage_error",
@@ -77,4 +80,5 @@ __all__ = [
     "store_uploads",
     "upload_file_name",
     "with_storage_retry",
+    "write_bundle",
 ]

@@ -7,12 +7,16 @@ The one expansion: the CLI, the dashboard's launcher and the batch flow all use 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import IO
 
 import fsspec
 
 from rlauto_core.errors import RecordingError
 from rlauto_core.store.storage import with_storage_retry
+from rlauto_core.store.streams import STREAM_BLOCK_BYTES
 
 RECORDING_SUFFIXES = (".zip", ".har")
 _GLOB_CHARS = "*?["
@@ -56,21 +60,46 @@ def source_name_of(source: str) -> str:
     return source.rstrip("/").rsplit("/", 1)[-1] or source
 
 
-def read_source(source: str, max_upload_mb: int) -> bytes:
-    """The bytes of a recording given as a path or an fsspec URL; too big or missing is the user's error."""
-    name = source_name_of(source)
+@contextmanager
+def _source_errors(source: str) -> Iterator[None]:
     try:
-        fs, path = fsspec.core.url_to_fs(source)
-        size = with_storage_retry(lambda: fs.size(path))
-        if size is not None and size > max_upload_mb * 1024 * 1024:
-            raise RecordingError(name, f"is {size / 1048576:.1f} MB, over MAX_UPLOAD_MB={max_upload_mb}")
-        return bytes(with_storage_retry(lambda: fs.cat_file(path)))
+        yield
     except FileNotFoundError:
         raise RecordingError(source, "not found") from None
     except IsADirectoryError:
         raise RecordingError(source, "is a folder, not a recording") from None
     except OSError as exc:
         raise RecordingError(source, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _checked(source: str, max_upload_mb: int) -> tuple[fsspec.AbstractFileSystem, str]:
+    fs, path = fsspec.core.url_to_fs(source)
+    size = with_storage_retry(lambda: fs.size(path))
+    if size is not None and size > max_upload_mb * 1024 * 1024:
+        raise RecordingError(source_name_of(source), f"is {size / 1048576:.1f} MB, over MAX_UPLOAD_MB={max_upload_mb}")
+    return fs, path
+
+
+def read_source(source: str, max_upload_mb: int) -> bytes:
+    """The bytes of a recording given as a path or an fsspec URL; too big or missing is the user's error."""
+    with _source_errors(source):
+        fs, path = _checked(source, max_upload_mb)
+        return bytes(with_storage_retry(lambda: fs.cat_file(path)))
+
+
+def copy_source(source: str, out: IO[bytes] | None, max_upload_mb: int) -> tuple[str, int]:
+    """Stream the recording into `out` (None: only read it) a block at a time; its sha256 and
+    size. A 50 MB recording is never held whole: the batch plans, stages and packages many."""
+    digest, size = hashlib.sha256(), 0
+    with _source_errors(source):
+        fs, path = _checked(source, max_upload_mb)
+        with with_storage_retry(lambda: fs.open(path, "rb", block_size=STREAM_BLOCK_BYTES)) as handle:
+            for chunk in iter(lambda: handle.read(1024 * 1024), b""):
+                digest.update(chunk)
+                size += len(chunk)
+                if out is not None:
+                    out.write(chunk)
+    return digest.hexdigest(), size
 
 
 def sha256_of(data: bytes) -> str:

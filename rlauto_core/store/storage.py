@@ -2,7 +2,10 @@
 
 Every path given to a `Storage` is relative to its root and uses `/`. Writes are atomic: a temp
 name then a rename on a local disk, a single PUT on an object store, so a reader never sees half
-a file. Transient errors (the S3 server briefly down, a timeout) are retried with backoff; any
+a file. Large files (packages, bundles) are streamed: `open_write` writes a local temp file
+renamed on success, or an S3 multipart upload completed on success and aborted on failure (an
+object store shows no object until the upload completes), so memory holds one part, not the
+file. Transient errors (the S3 server briefly down, a timeout) are retried with backoff; any
 other error surfaces at once. fsspec picks the backend from the URL's protocol, so this module
 never imports s3fs itself.
 """
@@ -15,12 +18,16 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from contextlib import AbstractContextManager, contextmanager
+from typing import IO, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import fsspec
 from fsspec.spec import AbstractFileSystem
 
+from rlauto_core.store.streams import WriteOnly, discard, local_atomic_stream, opened
+
 T = TypeVar("T")
+
 
 # Literal backoff: ~20 s in all, longer than an S3 server restart, shorter than a user's patience.
 RETRY_DELAYS_SECONDS = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0, 4.0, 5.0)
@@ -145,6 +152,20 @@ class Storage(Protocol):
 
     def write_bytes(self, path: str, data: bytes) -> None: ...
 
+    def open_read(self, path: str) -> AbstractContextManager[IO[bytes]]:
+        """The file at `path` as a binary stream, read a block at a time."""
+        ...
+
+    def open_write(self, path: str) -> AbstractContextManager[IO[bytes]]:
+        """A binary stream whose bytes appear at `path` whole when the block ends without an
+        error; on an error nothing appears (and nothing is left behind). Not retried."""
+        ...
+
+    def write_stream(self, path: str, produce: Callable[[IO[bytes]], T]) -> T:
+        """`produce` writes the file into a stream (`open_write`); the whole is run again on a
+        transient storage error, so `produce` must be repeatable. Returns what it returns."""
+        ...
+
     def create_exclusive(self, path: str, data: bytes) -> bool: ...
 
     def exists(self, path: str) -> bool: ...
@@ -194,6 +215,40 @@ class FsspecStorage:
         else:
             # one PUT: an object store never shows a half-written object
             with_storage_retry(lambda: self.fs.pipe_file(full, data))
+
+    def open_read(self, path: str) -> AbstractContextManager[IO[bytes]]:
+        full = self.full_path(path)
+        if self._local:
+            return with_storage_retry(lambda: open(full, "rb"))  # the caller's `with` closes it
+        return with_storage_retry(lambda: opened(self.fs, full, "rb"))
+
+    @contextmanager
+    def open_write(self, path: str) -> Iterator[IO[bytes]]:
+        full = self.full_path(path)
+        if self._local:
+            with local_atomic_stream(full) as handle:
+                yield handle
+            return
+        # straight to the final key: an object in a multipart upload is invisible until the
+        # upload completes, and a failed one is aborted, so no temp object is ever needed
+        handle = opened(self.fs, full, "wb")
+        try:
+            yield cast(IO[bytes], WriteOnly(handle))
+        except BaseException:
+            discard(handle)
+            raise
+        try:
+            handle.close()  # uploads the last part and completes the upload
+        except BaseException:
+            discard(handle)
+            raise
+
+    def write_stream(self, path: str, produce: Callable[[IO[bytes]], T]) -> T:
+        def attempt() -> T:
+            with self.open_write(path) as handle:
+                return produce(handle)
+
+        return with_storage_retry(attempt)
 
     def create_exclusive(self, path: str, data: bytes) -> bool:
         """Write `data` only if `path` does not exist yet; True when this call created it.

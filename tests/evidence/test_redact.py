@@ -32,3 +32,16 @@ def test_bodies_json_form_and_text() -> None:
     assert CANARY not in (redact_body(f"grant_type=password&password={CANARY}") or "")
     assert CANARY not in redact_text(f"Authorization: Bearer {CANARY}")
     assert redact_text("nothing secret here") == "nothing secret here"
+
+
+def test_har_cookie_lists_lose_their_values_and_keep_their_names() -> None:
+    """A HAR's `cookies` pairs are named after the cookie (`bsess`), not after a secret: the
+    list's key says the values are credentials."""
+    value = {"request": {"cookies": [{"name": "bsess", "value": CANARY, "path": "/"}],
+                         "queryString": [{"name": "page", "value": "2"}]},
+             "response": {"cookies": [{"name": "theme", "value": CANARY, "httpOnly": True}]}}  # fmt: skip
+    redacted = redact_json(value)
+    assert CANARY not in str(redacted)
+    assert redacted["request"]["cookies"] == [{"name": "bsess", "value": REDACTED, "path": "/"}]
+    assert redacted["request"]["queryString"] == [{"name": "page", "value": "2"}]
+    assert redacted["response"]["cookies"][0]["httpOnly"] is True
