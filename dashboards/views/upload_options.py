@@ -1,6 +1,8 @@
 """The upload form's run options: what `rlauto package` offers and the seed's settings panel
 (feedback, model, base URL, API mode, sampling, thinking, the pass policy, `optimizeTask`,
-iterations). Blank fields mean "the deployment's default"; the analyzer key stays a setting."""
+iterations). Blank fields mean "the deployment's default". A key is never typed here: a field
+names the Prefect Secret block that holds it, read where the items run (a key typed into a web
+form would travel as a flow-run parameter)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,10 @@ def option_fields() -> dict[str, Any]:
         values["base_url"] = cols[1].text_input("Base URL", key="upload_base_url", placeholder="DEFAULT_BASE_URL")
         mode = cols[2].selectbox("API mode", [DEFAULT, "chat", "responses"], key="upload_api_mode")
         values["api_mode"] = None if mode == DEFAULT else mode
+        values["api_key_secret"] = st.text_input(
+            "API key: Prefect Secret block", key="upload_api_key_secret", placeholder="DEFAULT_API_KEY",
+            help="The name of a Secret block holding the key for this base URL (prefect block create secret).",
+        ).strip() or None  # fmt: skip
         row = st.columns(4)
         values["temperature"] = row[0].number_input(
             "Temperature", min_value=0.0, max_value=2.0, value=None, step=0.1, key="upload_temperature"
