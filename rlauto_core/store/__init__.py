@@ -3,6 +3,7 @@ batch's sources name, uploads, reviews and the bundle of a job's packages."""
 
 from rlauto_core.store import layout
 from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages
+from rlauto_core.store.claims import Claim, ClaimDecision, decide, take_claim, write_claim
 from rlauto_core.store.index import (
     IndexedItem,
     ItemRow,
@@ -43,6 +44,8 @@ __all__ = [
     "REVIEW_DECISIONS",
     "Bundle",
     "BundleMember",
+    "Claim",
+    "ClaimDecision",
     "Decision",
     "Expansion",
     "FsspecStorage",
@@ -60,6 +63,7 @@ __all__ = [
     "append_review",
     "bundle_packages",
     "checked_names",
+    "decide",
     "expand_sources",
     "is_transient_storage_error",
     "layout",
@@ -69,6 +73,8 @@ __all__ = [
     "sha256_of",
     "source_name_of",
     "store_uploads",
+    "take_claim",
     "upload_file_name",
     "with_storage_retry",
+    "write_claim",
 ]
