@@ -196,10 +196,8 @@ class FaultRelay:
 
     def _forward(self, client: socket.socket, request: _Request, rest: bytes) -> None:
         server = socket.create_connection(("127.0.0.1", self.target_port))
-        if request.expects_continue:  # let the server say 100 Continue itself
-            head = request.head[:-2] + b"Expect: 100-continue\r\n\r\n"
-        else:
-            head = request.head
+        # a client waiting for 100 Continue: let the server say it itself
+        head = request.head[:-2] + b"Expect: 100-continue\r\n\r\n" if request.expects_continue else request.head
         server.sendall(head + rest)
         back = threading.Thread(target=pump, args=(server, client), daemon=True)
         back.start()

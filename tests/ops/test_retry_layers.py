@@ -15,7 +15,7 @@ import pytest
 from flows import package_recording
 from rlauto_core.config import RunOptions
 from rlauto_core.pipeline import ItemOutcome, plan_item
-from rlauto_core.store import layout, open_storage
+from rlauto_core.store import open_storage
 from rlauto_core.store.storage import RETRY_DELAYS_SECONDS
 from tasks.recording_tasks import export
 from tasks.storage_io import get_storage
