@@ -21,7 +21,9 @@ pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 LATENCY = {"delay": 0.4}  # long enough for calls of different items to overlap
 
 
-def slow(step: Callable[[RecordedRequest], dict[str, Any]] | dict[str, Any]) -> Callable[[RecordedRequest], dict[str, Any]]:
+def slow(
+    step: Callable[[RecordedRequest], dict[str, Any]] | dict[str, Any],
+) -> Callable[[RecordedRequest], dict[str, Any]]:
     return lambda request: {**(step(request) if callable(step) else step), **LATENCY}
 
 
