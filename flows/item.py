@@ -104,7 +104,7 @@ class ItemRun:
             outcome = outcome.model_copy(update={"status": "failed", "error": str(exc)})
         outcome = outcome.model_copy(update={"duration_ms": (time.perf_counter() - clock) * 1000})
         # best copies, output.zip or error.txt, the index rows, then item.json: the item is complete
-        return steps.export(item, outcome, package, root_prefix, self.options.redact_secrets)
+        return steps.export(item, outcome, package, root_prefix, self.options.redact_secrets, self.iteration - 1)
 
     def _snapshot(self, snapshot: IterationSnapshot) -> dict[str, str]:
         job, item = self._ids

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from prefect import flow, get_run_logger, task
@@ -31,7 +29,8 @@ from rlauto_core.errors import RecordingError
 from rlauto_core.llm import Role, http_client
 from rlauto_core.pipeline import BatchOutcome, BatchPlan, ItemOutcome, PlannedItem, plan_batch
 from rlauto_core.prompts import PROMPT_VERSION, PolishedTask
-from rlauto_core.store import expand_sources, layout, read_source, sha256_of, source_name_of
+from rlauto_core.store import layout, source_name_of
+from tasks.inbox import Leases, claim_inbox, scan_owner
 from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
 from tasks.storage_io import bundle_all_results, get_storage, json_bytes, read_item_outcome, stage_upload
 
@@ -220,25 +219,6 @@ async def package_batch(
     return batch
 
 
-@task(name="claim-inbox", cache_policy=NO_CACHE, persist_result=False)
-def claim_inbox(inbox_url: str, options_hash: str, storage_url: str, max_files: int, max_upload_mb: int) -> list[str]:
-    """The inbox recordings this scan takes: each is claimed with a create-if-absent marker, so
-    of two overlapping scans exactly one packages it."""
-    storage = get_storage(storage_url)
-    candidates = expand_sources([inbox_url.rstrip("/") + "/"]).files  # an empty inbox names none
-    claimed: list[str] = []
-    for source in candidates:
-        if len(claimed) >= max_files:
-            break  # the rest waits for the next scan
-        sha = sha256_of(read_source(source, max_upload_mb))
-        marker = json.dumps(
-            {"source": source, "flow_run_id": str(current_run.id), "claimed_at": datetime.now(UTC).isoformat()}
-        ).encode()
-        if storage.create_exclusive(layout.claim_path(options_hash, sha), marker):
-            claimed.append(source)
-    return claimed
-
-
 @flow(name="scan-inbox", persist_result=False, log_prints=False)
 async def scan_inbox(
     inbox_url: str,
@@ -246,18 +226,28 @@ async def scan_inbox(
     concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] = 3,
     storage_url: str | None = None,
     via_deployment: str | None = None,
+    lease_seconds: Annotated[float, Field(gt=0)] = 900.0,
 ) -> BatchOutcome | None:
-    """Package every recording in the inbox folder/bucket not yet packaged with these options."""
+    """Package every recording in the inbox folder/bucket not yet packaged with these options.
+    Each is taken with a lease (`lease_seconds`, renewed while the batch runs): a scan that dies
+    before packaging leaves it to the next scan once the lease expires."""
     settings = Settings()
     options = options or RunOptions()
     url = storage_url or settings.rlauto_storage_url
-    claimed = await asyncio.to_thread(
-        claim_inbox, inbox_url, options.options_hash(), url, settings.max_batch_files, settings.max_upload_mb
-    )
-    if not claimed:
+    claims = await asyncio.to_thread(claim_inbox, inbox_url, options.options_hash(), url,
+                                     settings.max_batch_files, settings.max_upload_mb, lease_seconds, scan_owner())  # fmt: skip
+    if not claims:
         get_run_logger().info("inbox %s: nothing new", inbox_url)
         return None
-    return await package_batch(claimed, options, concurrency, None, url, via_deployment)
+    leases = Leases(url, claims, lease_seconds)
+    keeper = asyncio.create_task(leases.keep_renewed())
+    batch: BatchOutcome | None = None
+    try:
+        batch = await package_batch(leases.sources, options, concurrency, None, url, via_deployment)
+    finally:
+        keeper.cancel()
+        await asyncio.to_thread(leases.end, batch)
+    return batch
 
 
 @flow(name="polish", persist_result=False, log_prints=False)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import lru_cache
 from typing import Any
 
 from prefect import task
 
-from rlauto_core.llm import EndpointConfig, Message, ModelClient, ModelReply, Role
+from rlauto_core.llm import EndpointConfig, Message, ModelClient, ModelReply, Role, process_gate
 
 LLM_LIMIT_NAME = "rlauto-llm"
 
@@ -103,13 +104,32 @@ class CachedModelClient:
                 self._on_call(self.role, False)
 
 
+@lru_cache(maxsize=4)
+def _in_process(limit: int) -> Callable[[], AbstractContextManager[Any]]:
+    gate = process_gate(limit)
+    assert gate is not None
+    return gate
+
+
 def llm_gate(limit: int) -> Callable[[], AbstractContextManager[Any]]:
-    """The gate the HTTP client holds around each request: a slot of the global limit, or none."""
+    """The gate the HTTP client holds around each request: a slot of the global limit, or none.
+
+    First a semaphore of the same size shared by the whole process (its calls beyond the limit
+    wait here, instead of each polling the Prefect server for a slot), then the slot of the
+    global concurrency limit, which spans processes and workers.
+    """
     if limit <= 0:
         return nullcontext
     from prefect.concurrency.sync import concurrency
 
-    return lambda: concurrency(LLM_LIMIT_NAME, occupy=1)
+    local = _in_process(limit)
+
+    @contextmanager
+    def gate() -> Iterator[None]:
+        with local(), concurrency(LLM_LIMIT_NAME, occupy=1):
+            yield
+
+    return gate
 
 
 def ensure_llm_limit(limit: int) -> None:

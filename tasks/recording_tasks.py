@@ -51,12 +51,16 @@ def rules(recording: Recording, rule_profile: str) -> Findings:
 
 @task(name="export", task_run_name="export-{item.source_name}", **STORAGE_WRITE)
 def export(
-    item: PlannedItem, outcome: ItemOutcome, package: TaskPackage | None, root_prefix: str, redact_secrets: bool
-) -> ItemOutcome:
+    item: PlannedItem, outcome: ItemOutcome, package: TaskPackage | None, root_prefix: str, redact_secrets: bool,
+    iterations_reached: int = 0,
+) -> ItemOutcome:  # fmt: skip
     """The item's final files, in one task: the best iteration's snapshots copied beside it,
     `output.zip` (the recording as uploaded, task.json rewritten; formats.md section 2) when it
-    passed, else `error.txt` with why; then the index rows and, last, `item.json`."""
+    passed, else `error.txt` with why; what an earlier run left that this one did not replace
+    (snapshots past `iterations_reached`, the other of output.zip/error.txt) deleted; then the
+    index rows and, last, `item.json`."""
     done = _final_files(item, outcome, package, root_prefix, redact_secrets)
+    _drop_stale(done, iterations_reached)
     done = done.model_copy(update={"finished_at": datetime.now(UTC)})
     index(done)
     return done
@@ -91,6 +95,15 @@ def _final_files(
 def _copy_file(path: Path, out: IO[bytes]) -> None:
     with path.open("rb") as src:
         shutil.copyfileobj(src, out, _COPY_CHUNK)
+
+
+def _drop_stale(outcome: ItemOutcome, iterations_reached: int) -> None:
+    storage = get_storage(outcome.storage_url)
+    listed = storage.list(layout.export_dir(outcome.job_id, outcome.item_id))
+    stale = layout.stale_exports(outcome.job_id, outcome.item_id, listed, iterations_reached=iterations_reached,
+                                 passed=outcome.output_zip_path is not None, has_best=outcome.best() is not None)  # fmt: skip
+    for path in stale:
+        storage.delete(path)
 
 
 def index(outcome: ItemOutcome) -> list[str]:

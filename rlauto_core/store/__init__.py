@@ -3,6 +3,7 @@ batch's sources name, uploads, reviews and the bundle of a job's packages."""
 
 from rlauto_core.store import layout
 from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages, write_bundle
+from rlauto_core.store.claims import Claim, ClaimDecision, decide, take_claim, write_claim
 from rlauto_core.store.index import (
     IndexedItem,
     ItemRow,
@@ -46,6 +47,8 @@ __all__ = [
     "STREAM_BLOCK_BYTES",
     "Bundle",
     "BundleMember",
+    "Claim",
+    "ClaimDecision",
     "Decision",
     "DeletedJob",
     "Expansion",
@@ -67,6 +70,7 @@ __all__ = [
     "checked_job_id",
     "checked_names",
     "copy_source",
+    "decide",
     "delete_job",
     "expand_sources",
     "is_transient_storage_error",
@@ -78,7 +82,9 @@ __all__ = [
     "sha256_of",
     "source_name_of",
     "store_uploads",
+    "take_claim",
     "upload_file_name",
     "with_storage_retry",
     "write_bundle",
+    "write_claim",
 ]

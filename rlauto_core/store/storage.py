@@ -82,9 +82,9 @@ _TRANSIENT_S3_CODES = frozenset(
 _TRANSIENT_HTTP_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-def _s3_answer_is_transient(exc: BaseException) -> bool | None:
-    """What the S3 answer carried by `exc` (a botocore ClientError, duck-typed) says: True for a
-    transient code or status, False for any other answer, None when `exc` carries none."""
+def _s3_answer(exc: BaseException) -> tuple[str | None, int | None] | None:
+    """The error code and HTTP status of the S3 answer `exc` carries (a botocore ClientError,
+    duck-typed), or None when it carries none."""
     response = getattr(exc, "response", None)
     if not isinstance(response, dict):
         return None
@@ -94,7 +94,48 @@ def _s3_answer_is_transient(exc: BaseException) -> bool | None:
     status = metadata.get("HTTPStatusCode") if isinstance(metadata, dict) else None
     if code is None and status is None:
         return None
-    return str(code) in _TRANSIENT_S3_CODES or status in _TRANSIENT_HTTP_STATUSES
+    return (None if code is None else str(code)), status
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _s3_answer_is_transient(exc: BaseException) -> bool | None:
+    """True for a transient code or status, False for any other answer, None for no answer."""
+    answer = _s3_answer(exc)
+    if answer is None:
+        return None
+    code, status = answer
+    return code in _TRANSIENT_S3_CODES or status in _TRANSIENT_HTTP_STATUSES
+
+
+def _is_precondition_failed(exc: BaseException) -> bool:
+    """The object store refused a create-if-absent because the object exists (412), judged by
+    the answer's code like every other S3 error, never by message text."""
+    for cause in _causes(exc):
+        answer = _s3_answer(cause)
+        if answer is not None:
+            return answer[0] == "PreconditionFailed" or answer[1] == 412
+    return False
+
+
+def s3_client_options(url: str, options: dict[str, Any]) -> dict[str, Any]:
+    """`options` for an `s3://` URL with botocore's own retries switched off.
+
+    One retry layer per concern: `with_storage_retry` repeats a transient call; botocore's
+    default (5 tries per request) under it made one failing write 9 x 5 requests.
+    """
+    if fsspec.core.split_protocol(url)[0] not in ("s3", "s3a"):
+        return options
+    config = dict(options.get("config_kwargs") or {})
+    config.setdefault("retries", {"total_max_attempts": 1, "mode": "standard"})
+    return {**options, "config_kwargs": config}
 
 
 def is_transient_storage_error(exc: BaseException) -> bool:
@@ -105,16 +146,12 @@ def is_transient_storage_error(exc: BaseException) -> bool:
         return True
     if isinstance(exc, OSError) and exc.errno in _TRANSIENT_ERRNOS:
         return True
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in _causes(exc):
         answer = _s3_answer_is_transient(current)
         if answer is not None:
             return answer  # the server answered: its code decides, whatever wraps it
         if any(cls.__name__ in _TRANSIENT_NAMES for cls in type(current).__mro__):
             return True
-        current = current.__cause__ or current.__context__
     return False
 
 
@@ -184,7 +221,9 @@ class FsspecStorage:
 
     def __init__(self, url: str, **storage_options: Any) -> None:
         self._url = url.rstrip("/")
-        fs, root = fsspec.core.url_to_fs(self._url, **storage_options)
+        fs, root = fsspec.core.url_to_fs(self._url, **s3_client_options(self._url, storage_options))
+        if "s3" in _protocols(fs) and hasattr(fs, "retries"):
+            fs.retries = 1  # s3fs repeats a dropped connection 5 times more: our retry is the one
         self.fs: AbstractFileSystem = fs
         self.root = root.rstrip("/")
         self._local = "file" in _protocols(fs)
@@ -266,7 +305,7 @@ class FsspecStorage:
             except FileExistsError:
                 return False
             except OSError as exc:
-                if "PreconditionFailed" in str(exc) or "412" in str(exc):
+                if _is_precondition_failed(exc):
                     return False
                 raise
             return True

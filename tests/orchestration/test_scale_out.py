@@ -49,13 +49,19 @@ class Cluster:
     workers: dict[str, subprocess.Popen[bytes]]
     logs: Path
 
-    def start_worker(self, name: str) -> None:
+    def start_worker(self, name: str, extra_env: dict[str, str] | None = None) -> None:
         log = (self.logs / f"{name}.log").open("ab")
         self.workers[name] = subprocess.Popen(
             # a limit per worker: with the batch's 8 children neither worker can take them all
             [sys.executable, "-m", "prefect", "worker", "start", "--pool", "rlauto", "--name", name, "--limit", "3"],
-            cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO_ROOT, env={**self.env, **(extra_env or {})}, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
         )  # fmt: skip
+
+    def restart_workers(self, extra_env: dict[str, str] | None = None) -> None:
+        for name in list(self.workers):
+            stop_process(self.workers[name])
+            self.start_worker(name, extra_env)
 
 
 @pytest.fixture(scope="module")
@@ -245,3 +251,24 @@ def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tm
     assert [role for role, _ in after[len(before) :]] == ["judge"]
     assert sorted(r.state.type.value for r in job_runs("crash") if r.name == target) == ["COMPLETED", "CRASHED"]
     assert len(storage.glob("exports/crash/*/output.zip")) == 3
+
+
+def test_the_global_model_limit_holds_across_two_workers(cluster: Cluster, tmp_path: Path) -> None:
+    """GLOBAL_LLM_CONCURRENCY=2 on both workers, a batch of 8 at concurrency 8, each model call
+    slow: the fake model server never has more than 2 calls in flight (a limit per process would
+    let each worker's flow runs call at once), and it does reach 2 (the calls overlapped)."""
+    latency = {"delay": 2.0}
+    analyzer, judge = faithful_analyzer(), judge_answer()
+    cluster.restart_workers({"GLOBAL_LLM_CONCURRENCY": "2"})
+    try:
+        files = write_variants(tmp_path / "in", 8, start=120)
+        cluster.fake.reset()
+        cluster.fake.script("analyzer", lambda request: {**analyzer(request), **latency})
+        cluster.fake.script("judge", {**judge, **latency})
+        batch_run = run_batch_via_deployment(cluster, files, "limited", timeout=600)
+        assert batch_run.state.type is StateType.COMPLETED, batch_run.state.message
+        assert cluster.fake.calls("analyzer") == 8 and cluster.fake.calls("judge") == 8
+        assert cluster.fake.max_in_flight() == 2
+        assert {r.labels.get("prefect.worker.name") for r in job_runs("limited")} == {"worker-a", "worker-b"}
+    finally:
+        cluster.restart_workers()

@@ -1,0 +1,50 @@
+"""GLOBAL_LLM_CONCURRENCY caps the model calls in flight across every run (seed 000): a batch
+of 8 recordings at concurrency 8 with a limit of 2 never has more than 2 calls at the fake model
+server at once, in one process here (and across two workers in test_scale_out)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows import package_batch
+from tests.fakes.llm_scripts import faithful_analyzer, judge_answer
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
+from tests.orchestration.recordings import write_variants
+
+pytestmark = [pytest.mark.prefect, pytest.mark.slow]
+
+LATENCY = {"delay": 0.4}  # long enough for calls of different items to overlap
+
+
+def slow(
+    step: Callable[[RecordedRequest], dict[str, Any]] | dict[str, Any],
+) -> Callable[[RecordedRequest], dict[str, Any]]:
+    return lambda request: {**(step(request) if callable(step) else step), **LATENCY}
+
+
+def batch_of_eight(fake: FakeLlmServer, folder: Path, start: int) -> int:
+    """Package 8 fresh recordings at concurrency 8; the most calls the server saw at once."""
+    fake.reset()
+    fake.script("analyzer", slow(faithful_analyzer()))
+    fake.script("judge", slow(judge_answer()))
+    files = write_variants(folder / "in", 8, start=start)
+    batch = asyncio.run(package_batch([str(p) for p in files], concurrency=8, storage_url=(folder / "store").as_uri()))
+    assert [i.status for i in batch.items] == ["completed"] * 8
+    assert fake.calls("analyzer") == 8 and fake.calls("judge") == 8
+    return fake.max_in_flight()
+
+
+def test_a_limit_of_two_holds_for_a_batch_of_eight_in_one_process(
+    prefect_api_url: str, fake_model: FakeLlmServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GLOBAL_LLM_CONCURRENCY", "0")
+    unlimited = batch_of_eight(fake_model, tmp_path / "free", start=100)
+    assert unlimited > 2  # the batch does overlap its calls: the limit below is what holds them
+
+    monkeypatch.setenv("GLOBAL_LLM_CONCURRENCY", "2")
+    assert batch_of_eight(fake_model, tmp_path / "limited", start=110) == 2
