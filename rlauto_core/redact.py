@@ -66,6 +66,18 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     return _QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
 
 
+def redact_strings(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """`redact_text` on every string inside JSON-like `value` (lists, dicts), keys kept: for what
+    a model wrote (a draft, a recipe), where no key name says which value is secret."""
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, list):
+        return [redact_strings(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_strings(v, secrets) for k, v in value.items()}
+    return value
+
+
 def redact_url(url: str) -> str:
     try:
         parts = urlsplit(url)

@@ -21,7 +21,7 @@ from rlauto_core.agent.settings import AgentSettings, ModelChoice
 from rlauto_core.agent.toolbox import ToolOutcome
 from rlauto_core.llm.endpoints import EndpointConfig
 from rlauto_core.llm.tool_types import ToolSpec
-from rlauto_core.redact import redact_text
+from rlauto_core.redact import redact_strings, redact_text
 from rlauto_core.steps import STEP_KINDS
 from rlauto_core.store.storage import Storage
 
@@ -61,16 +61,6 @@ def designer_prompt(serial: str) -> str:
 def designer_endpoint(settings: AgentSettings, choice: ModelChoice | None = None) -> EndpointConfig:
     """The agent's endpoint with the designer's answer cap (a whole task in one answer)."""
     return settings.endpoint(choice).model_copy(update={"max_tokens": DESIGNER_MAX_TOKENS})
-
-
-def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items()}
-    return value
 
 
 class SubmitTask:
@@ -115,7 +105,7 @@ class SubmitTask:
         except ValidationError as exc:
             problems = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:8]]
             return self._refused(args, problems, call.secrets)
-        steps, problems = draft_steps(_scrub(submitted.steps, call.secrets))
+        steps, problems = draft_steps(redact_strings(submitted.steps, call.secrets))
         if problems:
             shown = problems[:12] + ([f"and {len(problems) - 12} more"] if len(problems) > 12 else [])
             return self._refused(args, shown, call.secrets)

@@ -32,7 +32,7 @@ from rlauto_core.llm.endpoints import EndpointConfig
 from rlauto_core.llm.http_client import HttpModelClient
 from rlauto_core.llm.retry import RetryPolicy
 from rlauto_core.llm.types import Message, ModelClient, TokenUsage
-from rlauto_core.redact import redact_text
+from rlauto_core.redact import redact_strings, redact_text
 from rlauto_core.store.storage import Storage
 
 log = logging.getLogger("rlauto.agent.memory")
@@ -79,16 +79,6 @@ def _listed_calls(steps: list[StepRecord]) -> tuple[list[str], int]:
     return listed, left_out
 
 
-def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items()}
-    return value
-
-
 class Distiller:
     """Needs a client whose endpoint has thinking switched off (`memory_endpoint`)."""
 
@@ -112,7 +102,7 @@ class Distiller:
         prompt = mp.distil_user(instruction, calls, left_out, candidates)
         messages = [
             Message(role="system", content=mp.DISTIL_SYSTEM),
-            Message(role="user", content=_scrub(prompt, self.secrets)),
+            Message(role="user", content=redact_strings(prompt, self.secrets)),
         ]
         try:
             reply = self.client.complete(messages, json_output=True)
@@ -126,7 +116,7 @@ class Distiller:
             outcome.problems.append(
                 f"the answer was cut off: {answer.dropped} unfinished part(s) dropped, the rest kept"
             )
-        value = _scrub(answer.value, self.secrets)
+        value = redact_strings(answer.value, self.secrets)
         self._recipe(request, instruction, value.get("recipe"), outcome)
         self._actions(run, value.get("actions"), outcome)
         if outcome.problems:

@@ -45,3 +45,14 @@ def test_har_cookie_lists_lose_their_values_and_keep_their_names() -> None:
     assert redacted["request"]["cookies"] == [{"name": "bsess", "value": REDACTED, "path": "/"}]
     assert redacted["request"]["queryString"] == [{"name": "page", "value": "2"}]
     assert redacted["response"]["cookies"][0]["httpOnly"] is True
+
+
+def test_redact_strings_scrubs_every_string_inside_and_keeps_the_shape() -> None:
+    from rlauto_core.redact import REDACTED, redact_strings
+
+    canary = "canary-typed-key-5b1e"
+    value = {"steps": [{"kind": "type", "text": f"use {canary}"}, 3, None], "name": "Bearer abc.def.ghi"}
+    assert redact_strings(value, (canary,)) == {
+        "steps": [{"kind": "type", "text": f"use {REDACTED}"}, 3, None],
+        "name": f"Bearer {REDACTED}",
+    }
