@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -42,6 +43,20 @@ from tests.orchestration.leak_scan import CHANNELS, found_in, prefect_holdings, 
 from tests.servers import stop_process
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
+
+
+@pytest.fixture(autouse=True)
+def run_logs_at_info() -> Iterator[None]:
+    """Every INFO line of a run reaches the API, so the scan reads what a deployment's runs
+    would log: an earlier test in this process may have left Prefect's loggers at WARNING (the
+    CLI applies LOG_LEVEL in place, and the test environment sets PREFECT_LOGGING_LEVEL)."""
+    names = ("prefect", "prefect.flow_runs", "prefect.task_runs")
+    levels = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(logging.INFO)
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 @dataclass(frozen=True)
