@@ -18,20 +18,22 @@ from tests.orchestration.recordings import write_variants
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
-LATENCY = {"delay": 0.4}  # long enough for calls of different items to overlap
+# long enough for calls of different items to overlap; the unlimited control waits longer, so
+# that items started a second apart on a loaded machine still overlap (it runs them all at once)
+LIMITED_DELAY, UNLIMITED_DELAY = 0.4, 2.0
 
 
 def slow(
-    step: Callable[[RecordedRequest], dict[str, Any]] | dict[str, Any],
+    step: Callable[[RecordedRequest], dict[str, Any]] | dict[str, Any], delay: float
 ) -> Callable[[RecordedRequest], dict[str, Any]]:
-    return lambda request: {**(step(request) if callable(step) else step), **LATENCY}
+    return lambda request: {**(step(request) if callable(step) else step), "delay": delay}
 
 
-def batch_of_eight(fake: FakeLlmServer, folder: Path, start: int) -> int:
+def batch_of_eight(fake: FakeLlmServer, folder: Path, start: int, delay: float = LIMITED_DELAY) -> int:
     """Package 8 fresh recordings at concurrency 8; the most calls the server saw at once."""
     fake.reset()
-    fake.script("analyzer", slow(faithful_analyzer()))
-    fake.script("judge", slow(judge_answer()))
+    fake.script("analyzer", slow(faithful_analyzer(), delay))
+    fake.script("judge", slow(judge_answer(), delay))
     files = write_variants(folder / "in", 8, start=start)
     batch = asyncio.run(package_batch([str(p) for p in files], concurrency=8, storage_url=(folder / "store").as_uri()))
     assert [i.status for i in batch.items] == ["completed"] * 8
@@ -43,7 +45,7 @@ def test_a_limit_of_two_holds_for_a_batch_of_eight_in_one_process(
     prefect_api_url: str, fake_model: FakeLlmServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("GLOBAL_LLM_CONCURRENCY", "0")
-    unlimited = batch_of_eight(fake_model, tmp_path / "free", start=100)
+    unlimited = batch_of_eight(fake_model, tmp_path / "free", start=100, delay=UNLIMITED_DELAY)
     assert unlimited > 2  # the batch does overlap its calls: the limit below is what holds them
 
     monkeypatch.setenv("GLOBAL_LLM_CONCURRENCY", "2")
