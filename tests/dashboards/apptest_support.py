@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -83,3 +87,24 @@ def rendered_bytes(at: AppTest) -> bytes:
 
 def texts(at: AppTest, kind: str) -> list[str]:
     return [str(element.value) for element in at.get(kind)]
+
+
+@contextmanager
+def served_dashboard(storage_url: str, log_path: Path, env: Mapping[str, str]) -> Iterator[str]:
+    """`rlauto dashboard` on a free loopback port over `storage_url`, in its own process (what a
+    browser test opens); yields its base URL and stops it after."""
+    from tests.servers import free_port, stop_process, wait_http
+
+    port = free_port()
+    log = log_path.open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from flows.cli import main; main()", "dashboard",
+         "--port", str(port), "--storage", storage_url],
+        env=dict(env), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_http(f"http://127.0.0.1:{port}/_stcore/health", timeout=90, proc=proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(proc)
+        log.close()

@@ -4,8 +4,6 @@ its row and reviews it; links open an item; the new pages are photographed."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ import pytest
 
 from dashboards.repository import Repository
 from rlauto_core.store.storage import FsspecStorage
-from tests.servers import free_port, stop_process, wait_http
+from tests.dashboards.apptest_support import served_dashboard
 
 CHROMIUM = "/usr/bin/chromium"
 ROW_HEIGHT = 35  # Streamlit's data grid rows, header included
@@ -31,20 +29,9 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture
 def dashboard_url(filled_storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RLAUTO_DASHBOARD_PASSWORD"}
-    log = (tmp_path / "dashboard.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from flows.cli import main; main()", "dashboard",
-         "--port", str(port), "--storage", filled_storage.url],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    try:
-        wait_http(f"http://127.0.0.1:{port}/_stcore/health", timeout=90, proc=proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(proc)
-        log.close()
+    with served_dashboard(filled_storage.url, tmp_path / "dashboard.log", env) as url:
+        yield url
 
 
 def select_first_row(page: Any) -> None:

@@ -5,8 +5,6 @@ wait even the right password does not sign in."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,28 +12,17 @@ from typing import Any
 import pytest
 
 from rlauto_core.store.storage import FsspecStorage
+from tests.dashboards.apptest_support import served_dashboard
 from tests.dashboards.test_browser import CHROMIUM, CHROMIUM_ARGS
-from tests.servers import free_port, stop_process, wait_http
 
 PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
 def guarded_dashboard(filled_storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     env = {**os.environ, "RLAUTO_DASHBOARD_PASSWORD": PASSWORD, "RLAUTO_DASHBOARD_LOGIN_WAIT": "60"}
-    log = (tmp_path / "dashboard.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from flows.cli import main; main()", "dashboard",
-         "--port", str(port), "--storage", filled_storage.url],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    try:
-        wait_http(f"http://127.0.0.1:{port}/_stcore/health", timeout=90, proc=proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(proc)
-        log.close()
+    with served_dashboard(filled_storage.url, tmp_path / "dashboard.log", env) as url:
+        yield url
 
 
 def _sign_in(page: Any, password: str) -> None:

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +11,9 @@ import pytest
 
 from rlauto_core.agent import Draft, DraftStore, ExperienceLibrary
 from rlauto_core.store.storage import FsspecStorage
+from tests.dashboards.apptest_support import served_dashboard
 from tests.dashboards.conftest import CANARY_API_KEY
 from tests.dashboards.test_browser import CHROMIUM, CHROMIUM_ARGS
-from tests.servers import free_port, stop_process, wait_http
 
 STEPS = [{"kind": "app_start", "package": "com.example.notes"}, {"kind": "click", "selector": {"text": "New note"}}]
 
@@ -30,19 +28,9 @@ def memory_dashboard(storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
     DraftStore(storage).keep(
         Draft(run_id="design-9", instruction="Write the standup note", name="Write a note", steps=STEPS)
     )
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RLAUTO_DASHBOARD_PASSWORD"}
-    log = (tmp_path / "dashboard.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from flows.cli import main; main()", "dashboard", "--port", str(port), "--storage", storage.url],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    try:
-        wait_http(f"http://127.0.0.1:{port}/_stcore/health", timeout=90, proc=proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(proc)
-        log.close()
+    with served_dashboard(storage.url, tmp_path / "dashboard.log", env) as url:
+        yield url
 
 
 @pytest.mark.slow
