@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +19,8 @@ from prefect.client.schemas.filters import FlowFilter, FlowFilterName
 
 from flows import scan_inbox
 from rlauto_core.store import Claim, open_storage
-from tasks.storage_io import get_storage
 from tests.conftest import REPO_ROOT
 from tests.fakes.outage_relay import FaultRelay
-from tests.orchestration.conftest import S3Server
 from tests.orchestration.recordings import write_variants
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
@@ -90,20 +87,6 @@ def test_a_scan_killed_between_claim_and_run_leaves_the_recording_to_the_next_sc
     assert len(item_runs(name, storage_url)) == 1  # the killed scan never started the item's run
     claims = [Claim.model_validate_json(storage.read_bytes(p)) for p in storage.list("claims")]
     assert [(c.owner == orphan.owner, c.done) for c in claims] == [(True, False), (False, True)]
-
-
-@pytest.fixture
-def relay(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultRelay]:
-    import s3fs
-
-    faults = FaultRelay(s3_server.relay.target_port)
-    monkeypatch.setenv("AWS_ENDPOINT_URL", faults.endpoint_url)
-    s3fs.S3FileSystem.clear_instance_cache()
-    get_storage.cache_clear()
-    yield faults
-    faults.close()
-    s3fs.S3FileSystem.clear_instance_cache()
-    get_storage.cache_clear()
 
 
 def test_a_claim_that_landed_but_whose_answer_was_lost_is_ours(

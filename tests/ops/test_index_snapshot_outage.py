@@ -4,8 +4,6 @@ after the outage reads them, shows every item and reports nothing unreadable (no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from dashboards.repository import Repository
@@ -13,19 +11,6 @@ from rlauto_core.store import open_storage
 from tests.dashboards.conftest import sample_specs
 from tests.dashboards.index_builder import write_item
 from tests.fakes.outage_relay import FaultRelay
-from tests.orchestration.conftest import S3Server
-
-
-@pytest.fixture
-def relay(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultRelay]:
-    import s3fs
-
-    faults = FaultRelay(s3_server.relay.target_port)
-    monkeypatch.setenv("AWS_ENDPOINT_URL", faults.endpoint_url)
-    s3fs.S3FileSystem.clear_instance_cache()
-    yield faults
-    faults.close()
-    s3fs.S3FileSystem.clear_instance_cache()
 
 
 def is_index_read(method: str, target: str) -> bool:

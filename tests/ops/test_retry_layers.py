@@ -7,7 +7,6 @@ retries, flow retries) multiplies the counts and fails these tests."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,29 +17,11 @@ from rlauto_core.pipeline import ItemOutcome, plan_item
 from rlauto_core.store import open_storage
 from rlauto_core.store.storage import RETRY_DELAYS_SECONDS
 from tasks.recording_tasks import export
-from tasks.storage_io import get_storage
 from tests.fakes.llm_server import FakeLlmServer
 from tests.fakes.outage_relay import FaultRelay
-from tests.orchestration.conftest import S3Server
 from tests.orchestration.recordings import write_variants
 
 STORAGE_TRIES = len(RETRY_DELAYS_SECONDS) + 1  # the first try and one per delay
-
-
-@pytest.fixture
-def relay(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultRelay]:
-    """A counting, fault-injecting relay in front of the session's moto server; this process's
-    S3 clients (and the tasks' cached storages) go through it."""
-    import s3fs
-
-    faults = FaultRelay(s3_server.relay.target_port)
-    monkeypatch.setenv("AWS_ENDPOINT_URL", faults.endpoint_url)
-    s3fs.S3FileSystem.clear_instance_cache()
-    get_storage.cache_clear()
-    yield faults
-    faults.close()
-    s3fs.S3FileSystem.clear_instance_cache()
-    get_storage.cache_clear()
 
 
 def is_put_of(name: str) -> object:
