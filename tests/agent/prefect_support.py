@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextvars
-import os
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-import httpx
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import (
     ArtifactFilter,
@@ -80,23 +78,11 @@ def logs_of(flow_run_id: UUID | str) -> list[str]:
 
 def prefect_events(flow_run_id: UUID | str) -> list[dict[str, Any]]:
     """Every Prefect event about the flow run (its own state changes and ours), from the API."""
-    api = os.environ["PREFECT_API_URL"]
-    query = {
-        "filter": {
-            "any_resource": {"id": [f"prefect.flow-run.{flow_run_id}"]},
-            "occurred": {"since": "2000-01-01T00:00:00Z"},
-        },
-        "limit": 50,
-    }
-    answer = httpx.post(f"{api}/events/filter", json=query, timeout=30)
-    events: list[dict[str, Any]] = []
-    while True:
-        answer.raise_for_status()
-        page = answer.json()
-        events += page["events"]
-        if not page.get("next_page"):
-            return events
-        answer = httpx.get(page["next_page"], timeout=30)
+    from tests.orchestration.leak_scan import read_events
+
+    return read_events(
+        {"any_resource": {"id": [f"prefect.flow-run.{flow_run_id}"]}, "occurred": {"since": "2000-01-01T00:00:00Z"}}
+    )
 
 
 def run_events(storage: FsspecStorage, run_id: str) -> list[Any]:

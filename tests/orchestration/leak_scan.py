@@ -73,12 +73,16 @@ def prefect_holdings(since: datetime) -> dict[str, list[str]]:
     return held
 
 
-def events_since(since: datetime) -> list[dict[str, object]]:
-    """Every event the server recorded since `since` (any resource), following its pages."""
+def events_since(since: datetime) -> list[dict[str, Any]]:
+    """Every event the server recorded since `since` (any resource)."""
+    return read_events({"occurred": {"since": since.isoformat()}})
+
+
+def read_events(event_filter: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every event matching `event_filter` (the API's /events/filter body), following its pages."""
     api = os.environ["PREFECT_API_URL"]
-    query = {"filter": {"occurred": {"since": since.isoformat()}}, "limit": 50}
-    answer = httpx.post(f"{api}/events/filter", json=query, timeout=30)
-    events: list[dict[str, object]] = []
+    answer = httpx.post(f"{api}/events/filter", json={"filter": event_filter, "limit": 50}, timeout=30)
+    events: list[dict[str, Any]] = []
     while True:
         answer.raise_for_status()
         page = answer.json()
