@@ -133,21 +133,29 @@ def llm_gate(limit: int) -> Callable[[], AbstractContextManager[Any]]:
 
 
 def ensure_llm_limit(limit: int) -> None:
-    """Create (or resize) the global concurrency limit `rlauto-llm` when a limit is set."""
+    """Create (or resize) the global concurrency limit `rlauto-llm` when a limit is set.
+
+    Items of one batch start together and each ensures the limit: two may both find it missing,
+    and the second create then answers "already exists". That is the state asked for, not a
+    fault, so it reads the limit again and only resizes it.
+    """
     if limit <= 0:
         return
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate, GlobalConcurrencyLimitUpdate
-    from prefect.exceptions import ObjectNotFound
+    from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 
     with get_client(sync_client=True) as client:
         try:
             current = client.read_global_concurrency_limit_by_name(LLM_LIMIT_NAME)
         except ObjectNotFound:
-            client.create_global_concurrency_limit(
-                GlobalConcurrencyLimitCreate(name=LLM_LIMIT_NAME, limit=limit, active=True)
-            )
-            return
+            try:
+                client.create_global_concurrency_limit(
+                    GlobalConcurrencyLimitCreate(name=LLM_LIMIT_NAME, limit=limit, active=True)
+                )
+                return
+            except ObjectAlreadyExists:
+                current = client.read_global_concurrency_limit_by_name(LLM_LIMIT_NAME)
         if current.limit != limit:
             client.update_global_concurrency_limit(
                 LLM_LIMIT_NAME, GlobalConcurrencyLimitUpdate(limit=limit, active=True)

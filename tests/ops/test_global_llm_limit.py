@@ -50,3 +50,37 @@ def test_a_limit_of_two_holds_for_a_batch_of_eight_in_one_process(
 
     monkeypatch.setenv("GLOBAL_LLM_CONCURRENCY", "2")
     assert batch_of_eight(fake_model, tmp_path / "limited", start=110) == 2
+
+
+def test_items_ensuring_the_limit_at_the_same_moment_all_go_on(prefect_api_url: str) -> None:
+    """Eight items of a batch start together and each ensures `rlauto-llm`: several find it
+    missing and create it; the losers' "already exists" must not fail their item (it did in CI)."""
+    import contextlib
+    import contextvars
+    import threading
+
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+
+    from tasks.model_calls import ensure_llm_limit
+
+    with get_client(sync_client=True) as client, contextlib.suppress(ObjectNotFound):
+        client.delete_global_concurrency_limit_by_name("rlauto-llm")
+    start, errors = threading.Barrier(8), []
+
+    def item() -> None:
+        start.wait()
+        try:
+            ensure_llm_limit(3)
+        except Exception as error:  # the test reports what any item raised
+            errors.append(error)
+
+    # each thread runs in a copy of this context, as item threads do: Prefect's settings live there
+    threads = [threading.Thread(target=contextvars.copy_context().run, args=(item,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with get_client(sync_client=True) as client:
+        assert client.read_global_concurrency_limit_by_name("rlauto-llm").limit == 3
