@@ -35,6 +35,7 @@ from tasks.model_calls import CachedModelClient, ensure_llm_limit, llm_gate
 from tasks.storage_io import bundle_all_results, get_storage, json_bytes, read_item_outcome, stage_upload
 
 PACKAGE_RECORDING_DEPLOYMENT = "package-recording/package-recording"
+PROGRESS_EVERY = 3.0  # seconds between progress artifact updates
 
 
 def _item_run_name() -> str:
@@ -176,8 +177,9 @@ async def package_batch(
 
     async def done(outcome: ItemOutcome) -> None:
         results[outcome.item_id] = outcome
-        # at most one progress update a second (each is an API write); the last one always
-        if len(results) == len(items) or time.monotonic() - shown["at"] >= 1.0:
+        # at most one progress update every PROGRESS_EVERY seconds (each is an API write the
+        # server pays for while items wait on it); the last one always
+        if len(results) == len(items) or time.monotonic() - shown["at"] >= PROGRESS_EVERY:
             shown["done"], shown["at"] = len(results), time.monotonic()
             await update_progress(progress, len(results), len(items))
 

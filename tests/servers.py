@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -37,17 +38,39 @@ def wait_http(url: str, timeout: float = 60.0, proc: subprocess.Popen[bytes] | N
 
 
 def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    if proc.poll() is not None:
-        return
+    """Stop a server started in a session of its own, and every process of that session.
+
+    `prefect server start` runs uvicorn as a child; the leader may exit on SIGTERM while the
+    child is still shutting down (or stuck in "Application shutdown failed"): such a child was
+    left behind, serving and costing CPU for the rest of the suite. So the group is waited for
+    too, and killed when it outlives the leader by `timeout`.
+    """
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+    deadline = time.monotonic() + timeout
+    while _group_alive(proc.pid):
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.1)
+
+
+def _group_alive(pgid: int) -> bool:
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(pgid, 0)
     except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def prefect_env(api_url: str, home: Path) -> dict[str, str]:
