@@ -59,11 +59,23 @@ class EventLog:
             numbers = self._sequence_numbers()
             self._next = numbers[-1] + 1 if numbers else 0
         data = EVENT_ADAPTER.dump_json(event)
-        while not self._storage.create_exclusive(event_path(self.run_id, self._next), data):
+        while not self._created(event_path(self.run_id, self._next), data):
             self._next += 1  # another writer took this number
         seq = self._next
         self._next += 1
         return seq
+
+    def _created(self, path: str, data: bytes) -> bool:
+        """Whether `data` is now at `path`: created by this call, or by this call's own earlier
+        attempt. A create that landed but whose answer was lost is repeated by the storage layer
+        and then finds the number taken; without reading it back the event was appended a second
+        time under the next number (a person's answer delivered twice)."""
+        if self._storage.create_exclusive(path, data):
+            return True
+        try:
+            return self._storage.read_bytes(path) == data  # an event holds its time: equal is ours
+        except FileNotFoundError:
+            return False
 
     def emit(self, event: AgentEvent) -> None:
         self.append(event)

@@ -9,6 +9,8 @@ import pytest
 
 from rlauto_core.agent import EventLog, EventLogError, Heartbeat, RunStarted
 from rlauto_core.store.storage import FsspecStorage, Storage, open_storage
+from tests.fakes.outage_relay import FaultRelay
+from tests.ops.conftest import relay  # noqa: F401  (fixture)
 from tests.orchestration.conftest import s3_server, s3_url  # noqa: F401  (fixtures)
 
 
@@ -60,6 +62,20 @@ def test_one_writer_and_two_pages_on_s3(s3_url: str) -> None:  # noqa: F811
     # one writer, as in a run (one agent at a time): moto checks `If-None-Match: *` and then
     # writes, not atomically as S3 does, so racing writers are only tested on the local disk
     _check(open_storage(s3_url), writers=1, per_writer=30)
+
+
+@pytest.mark.slow
+def test_an_event_whose_answer_was_lost_is_appended_once(relay: FaultRelay, s3_url: str) -> None:  # noqa: F811
+    """The event's PUT lands on S3 and its answer is cut: the storage layer repeats it and finds
+    the number taken. The log reads its own event back there instead of writing it again under
+    the next number (a person's answer would have reached the agent twice)."""
+    log = EventLog(open_storage(s3_url), "run-e")
+    relay.lose_answers(lambda method, target: method == "PUT" and target.endswith("/00000000.json"), times=1)
+    assert log.append(_beat(1)) == 0
+    assert relay.faulted, "no answer was lost"
+    assert relay.count(lambda method, target: method == "PUT" and target.endswith("/00000000.json")) >= 2
+    assert log.append(_beat(2)) == 1
+    assert [(e.seq, e.event.step) for e in EventLog(open_storage(s3_url), "run-e").read(0)] == [(0, 1), (1, 2)]  # type: ignore[union-attr]
 
 
 def test_read_from_an_offset_and_a_reopened_log_goes_on_numbering(storage: FsspecStorage) -> None:
