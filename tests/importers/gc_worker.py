@@ -1,4 +1,4 @@
-"""A long-running worker in miniature, run as its own process by test_gc_pause_memory.py.
+"""A long-running worker in miniature, run as its own process by test_gc_pause.py.
 
 `python -m tests.importers.gc_worker ITEMS THREADS` imports a recording large enough for the
 collector pause to freeze (about 150k objects) and builds its evidence, ITEMS times over
@@ -6,6 +6,12 @@ THREADS item threads, as a batch worker does. After each import, the item leaves
 garbage as real code does: a caught error kept in a local makes frame -> locals -> error ->
 traceback -> frame, holding the upload's bytes (GARBAGE_BYTES). Prints one JSON line: the
 process's resident set size after every finished item, and how many bytes of garbage were left.
+
+Every ROUND items a thread waits until all threads have finished theirs, as a real worker's
+items all wait on I/O now and then (model calls, storage writes). Without it, on a busy
+machine the threads' imports may overlap from the first item to the last, the pause never
+ends in between, and the freeze path would not run at all (a CI run saw one freeze, at the
+end, and no thaw): the rounds make "it froze and thawed along the way" certain, not luck.
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from rlauto_core.evidence import build_evidence
 from rlauto_core.importers import import_bytes
@@ -25,6 +30,7 @@ from tests.importers.zipcraft import jbytes, zip_bytes
 
 GARBAGE_BYTES = 2 * 1024 * 1024
 REQUESTS = 1_500
+ROUND = 10
 
 
 def recording_bytes() -> bytes:
@@ -79,8 +85,26 @@ def main(items: int, threads: int) -> None:
         with lock:
             samples.append(rss())
 
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(item, range(items)))
+    everyone_between_items = threading.Barrier(threads)
+    errors: list[BaseException] = []
+
+    def item_thread(first: int) -> None:
+        try:
+            for done, n in enumerate(range(first, items, threads), start=1):
+                item(n)
+                if done % ROUND == 0 and done <= items // threads:  # a round every thread reaches
+                    everyone_between_items.wait()  # no pause runs now: the last one has ended
+        except BaseException as exc:  # reported below, the other threads released
+            errors.append(exc)
+            everyone_between_items.abort()
+
+    workers = [threading.Thread(target=item_thread, args=(first,)) for first in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
     summary = {"rss": samples, "garbage_per_item": GARBAGE_BYTES, "gc_enabled": gc.isenabled(), **calls}
     print(json.dumps(summary))
 
