@@ -15,6 +15,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "recordings"
 # bare captures with no task.json: not part of the main job (they have no recorded instruction)
 CAPTURES = REPO_ROOT / "examples" / "captures"
+DATA = REPO_ROOT / "tests" / "data"  # files real tools wrote (tests/data/SOURCES.md)
 
 
 @pytest.fixture(scope="session")

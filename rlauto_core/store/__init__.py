@@ -33,7 +33,14 @@ from rlauto_core.store.storage import (
     with_storage_retry,
 )
 from rlauto_core.store.streams import STREAM_BLOCK_BYTES
-from rlauto_core.store.uploads import StoredUploads, UploadError, checked_names, store_uploads, upload_file_name
+from rlauto_core.store.uploads import (
+    UPLOAD_SUFFIXES,
+    StoredUploads,
+    UploadError,
+    checked_names,
+    store_uploads,
+    upload_file_name,
+)
 
 __all__ = [
     "DIMENSION_COLUMNS",
@@ -45,6 +52,7 @@ __all__ = [
     "REVIEWS_SCHEMA",
     "REVIEW_DECISIONS",
     "STREAM_BLOCK_BYTES",
+    "UPLOAD_SUFFIXES",
     "Bundle",
     "BundleMember",
     "Claim",

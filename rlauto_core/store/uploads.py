@@ -11,10 +11,12 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel
 
 from rlauto_core.errors import RlautoError
+from rlauto_core.store.sources import ACCEPTED_KINDS, CAPTURE_SUFFIXES, RECORDING_SUFFIXES
 from rlauto_core.store.storage import Storage
 
 _UNSAFE = re.compile(r"[^\w.\-]+", re.UNICODE)
 MAX_NAME_CHARS = 150  # well inside a path component, whatever the letters' UTF-8 length
+UPLOAD_SUFFIXES = RECORDING_SUFFIXES + CAPTURE_SUFFIXES  # the importer tells a capture's shape
 
 
 class UploadError(RlautoError):
@@ -64,8 +66,8 @@ def checked_names(files: Sequence[tuple[str, bytes]], *, max_files: int, max_upl
             raise UploadError(raw_name, "is empty")
         if name.lower().endswith(".zip") and not data.startswith(b"PK"):
             raise UploadError(raw_name, "is not a ZIP archive")
-        if not name.lower().endswith((".zip", ".har")):
-            raise UploadError(raw_name, "is neither a .zip recording nor a .har file")
+        if not name.lower().endswith(UPLOAD_SUFFIXES):
+            raise UploadError(raw_name, f"is not a recording: accepted are {ACCEPTED_KINDS}")
         stem, suffix = name.rsplit(".", 1)
         candidate, n = name, 1
         while candidate in names:  # two uploads with one name both survive

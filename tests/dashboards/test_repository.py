@@ -16,6 +16,7 @@ from dashboards.repository import Repository
 from rlauto_core.store import ReviewError, UploadError, add_review, store_uploads, upload_file_name
 from rlauto_core.store.index_schema import REVIEWS_DIR
 from rlauto_core.store.storage import FsspecStorage
+from tests.conftest import DATA
 from tests.dashboards.conftest import UNICODE_INSTRUCTION
 from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item, write_review
 
@@ -224,6 +225,16 @@ def test_uploads_are_stored_under_uploads(filled_storage: FsspecStorage) -> None
     assert stored.uris[0] == f"{filled_storage.url}/{stored.paths[0]}"
 
 
+def test_uploads_take_bare_mcp_captures_as_real_tools_wrote_them(filled_storage: FsspecStorage) -> None:
+    """A cassette (mcp-recorder's .json, agent-vcr's .vcr) is uploaded as it is; what it holds is
+    the importer's to judge when the batch runs, as for the CLI."""
+    captures = sorted((DATA / "mcp" / "cassette").iterdir())
+    stored = store_uploads(filled_storage, [(p.name, p.read_bytes()) for p in captures], max_files=5, max_upload_mb=1)
+    assert [path.rsplit("/", 1)[1] for path in stored.paths] == [p.name for p in captures]
+    assert {p.suffix for p in captures} == {".json", ".vcr"}
+    assert [filled_storage.read_bytes(path) for path in stored.paths] == [p.read_bytes() for p in captures]
+
+
 @pytest.mark.parametrize(
     ("files", "problem"),
     [
@@ -231,7 +242,10 @@ def test_uploads_are_stored_under_uploads(filled_storage: FsspecStorage) -> None
         ([("a.zip", b"PK")] * 3, "3 files, at most 2"),
         ([("big.zip", b"PK" + b"0" * (1024 * 1024))], "more than 1 MB"),
         ([("fake.zip", b"not a zip")], "fake.zip: is not a ZIP archive"),
-        ([("notes.txt", b"hello")], "neither a .zip"),
+        (
+            [("notes.txt", b"hello")],
+            r"notes.txt: is not a recording: accepted are .zip, .har, or an MCP capture \(.json, ",
+        ),
         ([("empty.zip", b"")], "is empty"),
     ],
 )

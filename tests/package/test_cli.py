@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.conftest import CAPTURES, EXAMPLES
+from tests.conftest import CAPTURES, DATA, EXAMPLES
 from tests.package.conftest import ATTEMPTS, Packaged
 
 # every command here runs the package-batch flow on the session Prefect server: the slow tier
@@ -50,6 +51,19 @@ def test_a_recording_without_an_instruction_waits_for_a_person_and_says_why(tmp_
     assert item["status"] == "failed" and item["verdict"] == "NEEDS_REVISION" and item["package_file"] is None
     assert item["iterations"] and item["self_check"]["golden_full_marks"] is True
     assert "no instruction recorded: add one to task.json or run with a model" in (item["error"] or "")
+
+
+def test_a_folder_of_public_cassettes_is_a_batch_of_mcp_recordings(tmp_path: Path) -> None:
+    """`rlauto package DIR` on what two MCP recorders wrote: each capture is an item of its own,
+    imported as MCP; offline with no instruction each waits for a person (exit 1), none is lost."""
+    folder = tmp_path / "captures"
+    shutil.copytree(DATA / "mcp" / "cassette", folder)
+    result = runner.invoke(app, ["package", str(folder), "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 1, result.stderr
+    items = json.loads(result.stdout)
+    assert sorted(Path(item["source"]).name for item in items) == sorted(p.name for p in folder.iterdir())
+    assert {item["mode"] for item in items} == {"mcp"} and {item["verdict"] for item in items} == {"NEEDS_REVISION"}
+    assert all("no instruction recorded" in (item["error"] or "") for item in items)
 
 
 def test_package_table_and_globs_and_options(tmp_path: Path) -> None:

@@ -1,0 +1,44 @@
+"""What a batch's sources name: a folder of MCP captures as recorders wrote them is a batch of
+recordings; a folder of recordings still yields only its .zip and .har files (the JSON beside
+them may be an unpacked recording's parts); a glob takes captures too; nothing else is taken."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from rlauto_core.store import expand_sources
+from tests.conftest import DATA
+
+CASSETTES = DATA / "mcp" / "cassette"
+
+
+def test_a_folder_of_public_captures_yields_each_capture(tmp_path: Path) -> None:
+    shutil.copytree(CASSETTES, tmp_path / "captures")
+    (tmp_path / "captures" / "notes.txt").write_text("not a recording")
+    found = expand_sources([str(tmp_path / "captures")])
+    assert [Path(f).name for f in found.files] == sorted(p.name for p in CASSETTES.iterdir())
+    assert found.missing == []
+
+
+def test_a_folder_with_recordings_leaves_its_json_files_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for name in ("b.zip", "a.har", "task.json", "network.json"):
+        (folder / name).write_bytes(b"x")
+    assert [Path(f).name for f in expand_sources([str(folder)]).files] == ["a.har", "b.zip"]
+
+
+def test_a_glob_takes_captures_and_recordings_but_nothing_else(tmp_path: Path) -> None:
+    for name in ("one.jsonl", "two.log", "three.zip", "four.txt", "five.ndjson"):
+        (tmp_path / name).write_bytes(b"x")
+    found = expand_sources([str(tmp_path / "*")])
+    assert [Path(f).name for f in found.files] == ["five.ndjson", "one.jsonl", "three.zip", "two.log"]
+
+
+def test_a_folder_with_no_recording_says_what_is_accepted(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    found = expand_sources([str(tmp_path)])
+    assert found.files == []
+    [why] = found.missing
+    assert why.startswith(f"{tmp_path}: matches no recording (.zip, .har, or an MCP capture (.json, .jsonl")
