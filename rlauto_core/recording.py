@@ -20,6 +20,11 @@ class Mode(StrEnum):
     MCP = "mcp"
 
 
+# the files a recording ZIP holds by name at its (folder-relative) root (docs/formats.md); found
+# loose in a folder they are an unpacked recording's parts, not recordings of their own
+RECORDING_PARTS = frozenset({"task.json", "network.json", "mcp_calls.json", "session.json", "dbdiff.json"})
+
+
 # One header line, (name, value). A plain tuple, not a model or a NamedTuple: a recording
 # holds 100k+ of them and the importer builds them with one C call per header object
 # (bench/bench_import.py). Stored as [name, value] either way.

@@ -21,12 +21,11 @@ from rlauto_core.importers.jsonload import load_json
 from rlauto_core.importers.mcp import ACCEPTED, McpCapture, UnknownCapture, import_mcp, parse_mcp_file
 from rlauto_core.importers.metadata import import_dbdiff, import_session, import_task
 from rlauto_core.importers.network import import_network
-from rlauto_core.recording import FileRole, Mode, Recording, RecordingFile
+from rlauto_core.recording import RECORDING_PARTS, FileRole, Mode, Recording, RecordingFile
 
 __all__ = ["detect_mode", "import_bytes", "import_path"]
 
 DEFAULT_MAX_UPLOAD_MB = 100
-_WANTED = {"task.json", "network.json", "mcp_calls.json", "session.json", "dbdiff.json"}
 _ROLES: dict[str, FileRole] = {
     "task.json": "task",
     "network.json": "network",
@@ -178,7 +177,7 @@ def _bare_har(data: bytes, name: str, mode_override: Mode | None, document: Any)
 
 
 def _from_zip(data: bytes | Path, name: str, mode_override: Mode | None, sha256: str) -> Recording:
-    archive = read_archive(data, name, _WANTED)
+    archive = read_archive(data, name, RECORDING_PARTS)
     contents = archive.contents
     names = set(contents)
     detected = detect_mode(names)

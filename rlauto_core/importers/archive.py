@@ -10,6 +10,7 @@ import io
 import stat
 import zipfile
 import zlib
+from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -85,7 +86,7 @@ def _root_prefix(names: list[str]) -> str:
     return ""
 
 
-def _kept_names(relative_names: list[str], wanted: set[str]) -> set[str]:
+def _kept_names(relative_names: list[str], wanted: Set[str]) -> set[str]:
     """The root-level entries whose bytes are kept: the wanted ones, and the one HAR the importer
     reads (the first by name, only when there is no network.json). Every other entry is checked
     while it streams past and never held: a recording's other HARs and attachments can be large."""
@@ -97,7 +98,7 @@ def _kept_names(relative_names: list[str], wanted: set[str]) -> set[str]:
     return kept
 
 
-def read_archive(data: bytes | Path, source: str, wanted: set[str]) -> Archive:
+def read_archive(data: bytes | Path, source: str, wanted: Set[str]) -> Archive:
     """Check every entry of the ZIP in `data` (bytes, or a file read as it goes); keep the bytes of
     entries whose root-relative basename is in `wanted` (task.json, network.json, ...) and of the
     `*.har` that is read when there is no network.json (the first by name)."""

@@ -15,13 +15,13 @@ from typing import IO
 import fsspec
 
 from rlauto_core.errors import RecordingError
+from rlauto_core.recording import RECORDING_PARTS
 from rlauto_core.store.storage import with_storage_retry
 from rlauto_core.store.streams import STREAM_BLOCK_BYTES
 
 RECORDING_SUFFIXES = (".zip", ".har")
 # what MCP recorders, SDK interceptors and clients write (docs/formats.md, bare MCP captures);
-# a folder's JSON files may instead be the parts of an unpacked recording (task.json...), so a
-# folder yields them only when it holds no .zip or .har
+# a folder or a glob takes them beside its recordings, except an unpacked recording's parts
 CAPTURE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log", ".vcr")
 ACCEPTED_KINDS = ".zip, .har, or an MCP capture (" + ", ".join(CAPTURE_SUFFIXES) + ")"
 _GLOB_CHARS = "*?["
@@ -37,18 +37,14 @@ def _is_recording(path: str) -> bool:
     return path.lower().endswith(RECORDING_SUFFIXES)
 
 
-def is_capture(path: str) -> bool:
-    return path.lower().endswith(CAPTURE_SUFFIXES)
-
-
-def _folder_recordings(fs: fsspec.AbstractFileSystem, path: str) -> list[str]:
-    files = sorted(fs.find(path, maxdepth=1))
-    return [p for p in files if _is_recording(p)] or [p for p in files if is_capture(p)]
+def _is_capture(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.endswith(CAPTURE_SUFFIXES) and name not in RECORDING_PARTS
 
 
 def expand_sources(sources: list[str]) -> Expansion:
-    """Files as given, folders' recordings (sorted, not recursive; their MCP captures when they
-    hold no .zip or .har), globs' recordings and captures; and what matched nothing."""
+    """Files as given, folders' recordings and MCP captures (sorted, not recursive), globs'; and
+    what matched nothing."""
     found = Expansion()
     for source in sources:
         fs, path = fsspec.core.url_to_fs(source)
@@ -56,9 +52,9 @@ def expand_sources(sources: list[str]) -> Expansion:
         protocol = source.split("://", 1)[0] + "://" if "://" in source else ""
         prefix = "" if protocol in ("", "file://") else protocol
         if any(ch in source for ch in _GLOB_CHARS):
-            matches = [p for p in sorted(fs.glob(path)) if (_is_recording(p) or is_capture(p)) and fs.isfile(p)]
+            matches = [p for p in sorted(fs.glob(path)) if (_is_recording(p) or _is_capture(p)) and fs.isfile(p)]
         elif fs.isdir(path):
-            matches = _folder_recordings(fs, path)
+            matches = [p for p in sorted(fs.find(path, maxdepth=1)) if _is_recording(p) or _is_capture(p)]
         elif fs.isfile(path):
             matches = [path]
         else:

@@ -1,6 +1,6 @@
 """What a batch's sources name: a folder of MCP captures as recorders wrote them is a batch of
-recordings; a folder of recordings still yields only its .zip and .har files (the JSON beside
-them may be an unpacked recording's parts); a glob takes captures too; nothing else is taken."""
+recordings, beside any .zip and .har in it; an unpacked recording's parts (task.json,
+network.json...) are not taken for captures; a glob takes the same kinds; nothing else is taken."""
 
 from __future__ import annotations
 
@@ -21,16 +21,16 @@ def test_a_folder_of_public_captures_yields_each_capture(tmp_path: Path) -> None
     assert found.missing == []
 
 
-def test_a_folder_with_recordings_leaves_its_json_files_alone(tmp_path: Path) -> None:
-    folder = tmp_path / "mixed"
+def test_a_folder_takes_recordings_and_captures_but_not_an_unpacked_recordings_parts(tmp_path: Path) -> None:
+    folder = tmp_path / "inbox"
     folder.mkdir()
-    for name in ("b.zip", "a.har", "task.json", "network.json"):
+    for name in ("b.zip", "a.har", "c.jsonl", "task.json", "network.json", "MCP_CALLS.json", "dbdiff.json"):
         (folder / name).write_bytes(b"x")
-    assert [Path(f).name for f in expand_sources([str(folder)]).files] == ["a.har", "b.zip"]
+    assert [Path(f).name for f in expand_sources([str(folder)]).files] == ["a.har", "b.zip", "c.jsonl"]
 
 
 def test_a_glob_takes_captures_and_recordings_but_nothing_else(tmp_path: Path) -> None:
-    for name in ("one.jsonl", "two.log", "three.zip", "four.txt", "five.ndjson"):
+    for name in ("one.jsonl", "two.log", "three.zip", "four.txt", "five.ndjson", "session.json"):
         (tmp_path / name).write_bytes(b"x")
     found = expand_sources([str(tmp_path / "*")])
     assert [Path(f).name for f in found.files] == ["five.ndjson", "one.jsonl", "three.zip", "two.log"]
