@@ -14,7 +14,7 @@ from rlauto_core.config import MAX_CONCURRENCY, RunOptions, Settings
 from rlauto_core.errors import RlautoError
 from rlauto_core.redact import Redactor
 from rlauto_core.rules import PROFILE_NAMES
-from rlauto_core.store import UPLOAD_SUFFIXES, UploadError, checked_names
+from rlauto_core.store import ACCEPTED_KINDS, UPLOAD_SUFFIXES, UploadError, checked_names
 
 LAST_RUN = "last_launched_run"
 
@@ -22,8 +22,7 @@ LAST_RUN = "last_launched_run"
 def render(launcher: Launcher, settings: Settings, redactor: Redactor) -> None:
     st.header("Upload recordings")
     st.caption(
-        f"1 to {settings.max_batch_files} recordings (.zip, a bare .har, or an MCP capture: .json, .jsonl, .log, "
-        f".vcr...), each at most {settings.max_upload_mb} MB."
+        f"1 to {settings.max_batch_files} recordings ({ACCEPTED_KINDS}), each at most {settings.max_upload_mb} MB."
     )
     kinds = [suffix.lstrip(".") for suffix in UPLOAD_SUFFIXES]
     files = st.file_uploader("Recordings", type=kinds, accept_multiple_files=True, key="upload_files")

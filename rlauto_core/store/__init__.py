@@ -24,7 +24,15 @@ from rlauto_core.store.index_schema import (
 )
 from rlauto_core.store.jobs import DeletedJob, JobDeletionError, checked_job_id, delete_job, job_folders
 from rlauto_core.store.reviews import REVIEW_DECISIONS, Decision, Review, ReviewError, add_review
-from rlauto_core.store.sources import Expansion, copy_source, expand_sources, read_source, sha256_of, source_name_of
+from rlauto_core.store.sources import (
+    ACCEPTED_KINDS,
+    Expansion,
+    copy_source,
+    expand_sources,
+    read_source,
+    sha256_of,
+    source_name_of,
+)
 from rlauto_core.store.storage import (
     FsspecStorage,
     Storage,
@@ -43,6 +51,7 @@ from rlauto_core.store.uploads import (
 )
 
 __all__ = [
+    "ACCEPTED_KINDS",
     "DIMENSION_COLUMNS",
     "ITEMS_DIR",
     "ITEMS_SCHEMA",

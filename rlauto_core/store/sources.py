@@ -33,13 +33,10 @@ class Expansion:
     missing: list[str] = field(default_factory=list)  # "SOURCE: why" for sources that named none
 
 
-def _is_recording(path: str) -> bool:
-    return path.lower().endswith(RECORDING_SUFFIXES)
-
-
-def _is_capture(path: str) -> bool:
+def _is_batch_file(path: str) -> bool:
+    """A recording, or an MCP capture that is not an unpacked recording's part."""
     name = path.rsplit("/", 1)[-1].lower()
-    return name.endswith(CAPTURE_SUFFIXES) and name not in RECORDING_PARTS
+    return name.endswith(RECORDING_SUFFIXES) or (name.endswith(CAPTURE_SUFFIXES) and name not in RECORDING_PARTS)
 
 
 def expand_sources(sources: list[str]) -> Expansion:
@@ -52,9 +49,9 @@ def expand_sources(sources: list[str]) -> Expansion:
         protocol = source.split("://", 1)[0] + "://" if "://" in source else ""
         prefix = "" if protocol in ("", "file://") else protocol
         if any(ch in source for ch in _GLOB_CHARS):
-            matches = [p for p in sorted(fs.glob(path)) if (_is_recording(p) or _is_capture(p)) and fs.isfile(p)]
+            matches = [p for p in sorted(fs.glob(path)) if _is_batch_file(p) and fs.isfile(p)]
         elif fs.isdir(path):
-            matches = [p for p in sorted(fs.find(path, maxdepth=1)) if _is_recording(p) or _is_capture(p)]
+            matches = [p for p in sorted(fs.find(path, maxdepth=1)) if _is_batch_file(p)]
         elif fs.isfile(path):
             matches = [path]
         else:
