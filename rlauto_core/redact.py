@@ -8,12 +8,13 @@ everything the dashboard shows (`Redactor`).
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
 
@@ -55,8 +56,9 @@ def is_secret_name(name: str) -> bool:
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """Scrub known secret values, bearer tokens, JWTs, key formats and token-like query
-    parameters from free text."""
+    """Scrub known secret values, bearer tokens, JWTs, key formats, token-like query
+    parameters and form secrets (redact_form_secrets) from free text."""
+    text = redact_form_secrets(text)
     for secret in secrets:
         if secret:
             text = text.replace(secret, REDACTED)
@@ -154,6 +156,63 @@ def redact_body(body: str | None) -> str | None:
 
 def redact_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(name, REDACTED if is_secret_header(name) else redact_text(value)) for name, value in headers]
+
+
+# Form traffic carries the session's secrets where no header or JSON key names them: a urlencoded
+# body (`authenticity_token=...`, `user[password]=...`), a hidden input or a `csrf-token` meta
+# of an HTML page, a multipart part. Each is named by its field, so it is redacted by that name.
+_FORM_NAME_PARTS = re.compile(r"[\[\].]+")
+_CSRF_NAME = re.compile(r"(?i)(csrf|xsrf)(?!.?param)")
+_TAG_WITH_VALUE = re.compile(r"<(?:input|meta)\b[^<>]{0,4000}>", re.IGNORECASE)
+_NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
+_VALUE_ATTR = re.compile(r"""(\b(?:value|content)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNORECASE)
+_FORM_DATA = re.compile(r"form-data", re.IGNORECASE)
+_WHITESPACE = re.compile(r"\s")
+_PART = re.compile(
+    r"""(Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n){0,20}\r?\n)"""
+    r"(.*?)(?=\r?\n--)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_secret_field(name: str) -> bool:
+    """A form field holding a credential: by its whole name or its last part (`user[password]`),
+    or a CSRF token by any spelling (`_csrf`, `csrfmiddlewaretoken`; not the `csrf-param` meta)."""
+    parts = [p for p in _FORM_NAME_PARTS.split(name) if p]
+    return is_secret_key(name) or (bool(parts) and is_secret_key(parts[-1])) or bool(_CSRF_NAME.search(name))
+
+
+def redact_form_secrets(text: str) -> str:
+    """`text` with the values of secret form fields redacted, wherever form traffic puts them."""
+    if "=" not in text:
+        return text
+    if _WHITESPACE.search(text) is None:  # a form body; prose has spaces
+        text = _redact_urlencoded(text)
+    if "<" in text:
+        text = _TAG_WITH_VALUE.sub(_redact_tag, text)
+    if _FORM_DATA.search(text):
+        text = _PART.sub(lambda m: m.group(1) + REDACTED if is_secret_field(m.group(2)) else m.group(0), text)
+    return text
+
+
+def _redact_urlencoded(text: str) -> str:
+    pieces = text.split("&")
+    changed = False
+    for number, piece in enumerate(pieces):
+        name, sep, value = piece.partition("=")
+        if sep and value and is_secret_field(unquote_plus(name)):
+            pieces[number] = f"{name}={REDACTED}"
+            changed = True
+    return "&".join(pieces) if changed else text
+
+
+def _redact_tag(match: re.Match[str]) -> str:
+    tag = match.group(0)
+    named = _NAME_ATTR.search(tag)
+    name = next((g for g in named.groups() if g is not None), "") if named else ""
+    if not name or not is_secret_field(html.unescape(name)):
+        return tag
+    return _VALUE_ATTR.sub(lambda m: f'{m.group(1)}"{REDACTED}"', tag)
 
 
 # Environment variables whose names look like credentials; identifiers beside them are not

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from flows.cli.app import app, fail, load_settings
 from rlauto_core.errors import RlautoError
+
+if TYPE_CHECKING:
+    from rlauto_core.evidence import Evidence
+    from rlauto_core.recording import Recording
 
 
 def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upload_mb: float) -> dict[str, Any]:
@@ -30,6 +34,9 @@ def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upl
         "calls_total": len(evidence.calls),
         "calls_significant": len(evidence.significant),
         "state_changing": evidence.state_changing,
+        "writes": _writes(recording, evidence),
+        "created": _created(recording, evidence),
+        "volatile": _volatile(recording, evidence),
         "main_entity": evidence.main_entity._asdict() if evidence.main_entity else None,
         "flags": [f.model_dump(include={"code", "message", "call_ids", "severity"}) for f in flags],
         "noise_removed": evidence.noise_removed,
@@ -37,6 +44,57 @@ def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upl
         "full_chars": evidence_chars(full_evidence(recording, evidence)),
         "files": [f.name for f in recording.files],
     }
+
+
+def _writes(recording: Recording, evidence: Evidence) -> list[dict[str, Any]]:
+    """Each significant write by name (a form's route and fields), with where its answer points."""
+    from rlauto_core.forms import location_of
+    from rlauto_core.recording import HttpCall
+    from rlauto_core.redact import redact_url
+
+    found: list[dict[str, Any]] = []
+    calls = recording.calls
+    for info in evidence.significant:
+        if not info.state_changing:
+            continue
+        call = calls[info.index]
+        write: dict[str, Any] = {"id": info.id, "name": info.name, "status": info.status, "failed": info.failed}
+        location = location_of(call) if isinstance(call, HttpCall) else None
+        if location is not None:
+            write["location"] = redact_url(location.target)
+        if info.failure:
+            write["failure"] = info.failure
+        found.append(write)
+    return found
+
+
+def _created(recording: Recording, evidence: Evidence) -> list[dict[str, str]]:
+    """Ids a write's answer made (a JSON body, a Location): a later attempt gets other ones."""
+    from rlauto_core.package import invented_values
+    from rlauto_core.redact import is_secret_field, redact_text
+
+    made = invented_values(recording, evidence)
+    return [
+        {"value": redact_text(value), "call_id": o.call_id, "field": f"{o.root}.{o.path}"}
+        for value, o in made.items()
+        if not is_secret_field(o.path)  # a session token a write answered is no id to show
+    ]
+
+
+def _volatile(recording: Recording, evidence: Evidence) -> list[dict[str, str]]:
+    """Fields of the writes that a later, equally good attempt sends differently (CSRF tokens, clocks...)."""
+    from rlauto_core.package import input_locations, volatile_kind
+
+    found: list[dict[str, str]] = []
+    calls = recording.calls
+    for info in evidence.significant:
+        if not info.state_changing:
+            continue
+        for loc in input_locations(calls[info.index]):
+            kind = volatile_kind(loc.path, loc.value) if loc.root != "segment" else None
+            if kind is not None:
+                found.append({"call_id": info.id, "field": f"{loc.root}.{loc.path}", "kind": kind})
+    return found
 
 
 @app.command("inspect")
@@ -75,6 +133,18 @@ def _print_report(report: dict[str, Any]) -> None:
     )
     if report["noise_removed"]:
         console.print("noise removed: " + ", ".join(f"{k} {v}" for k, v in report["noise_removed"].items()))
+    for write in report["writes"]:
+        where = f" -> {write['location']}" if write.get("location") else ""
+        outcome = f"failed: {write.get('failure') or write['status']}" if write["failed"] else str(write["status"])
+        console.print(f"write {write['id']}: {write['name']} [{outcome}]{where}", markup=False)
+    if report["created"]:
+        console.print(
+            "created: " + ", ".join(f"{c['value']} by {c['call_id']} ({c['field']})" for c in report["created"])
+        )
+    if report["volatile"]:
+        console.print(
+            "volatile: " + ", ".join(f"{v['field']} of {v['call_id']} ({v['kind']})" for v in report["volatile"])
+        )
     console.print(f"evidence: slim {report['slim_chars']} chars, full {report['full_chars']} chars")
     if report["flags"]:
         table = Table("flag", "severity", "calls", "message")

@@ -46,7 +46,9 @@ REQUIRED_KEYS: Final[dict[str, tuple[str, ...]]] = {
 }
 # Roots a `same_as` field may start with, per kind of the referenced checker.
 FIELD_ROOTS: Final[dict[str, frozenset[str]]] = {
-    "http_call": frozenset({"method", "host", "path", "path_params", "query", "request", "status", "response"}),
+    "http_call": frozenset(
+        {"method", "host", "path", "path_params", "query", "request", "status", "response", "location"}
+    ),
     "mcp_call": frozenset({"tool", "server", "arguments", "result", "is_error"}),
 }
 DB_OPS: Final = frozenset({"insert", "update", "delete"})

@@ -5,24 +5,25 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
 
 from rlauto_core.checkers.predicates import MISSING
+from rlauto_core.forms import form_fields, location_fields
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 
 # Bodies bigger than this are matched as text only: parsing them buys nothing for a checker.
 MAX_PARSED_BODY = 2_000_000
-# `a=1&b=x+y`: a form post even when the recorder kept no content-type (HAR postData.params)
-_FORM = re.compile(r"^[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*$")
 
 
 def parse_body(body: str | None, encoding: str = "text", content_type: str | None = None) -> Any:
-    """JSON when it parses, a form dict for url-encoded bodies, else the text (None stays MISSING)."""
+    """JSON when it parses, nested fields for form bodies (urlencoded or multipart), else the text
+    (None stays MISSING)."""
     if body is None or body == "":
         return MISSING
+    form = form_fields(body, encoding, content_type)
+    if form is not None:
+        return form
     if encoding == "base64":
         try:
             body = base64.b64decode(body, validate=False).decode("utf-8")
@@ -35,9 +36,6 @@ def parse_body(body: str | None, encoding: str = "text", content_type: str | Non
                 return json.loads(body)
             except (ValueError, RecursionError):
                 pass
-        is_form = content_type and "x-www-form-urlencoded" in content_type.lower()
-        if is_form or (not content_type and _FORM.match(body)):
-            return dict(parse_qsl(body, keep_blank_values=True))
     return body
 
 
@@ -116,6 +114,7 @@ def http_view(call: HttpCall, position: int) -> CallView:
             "response": parse_body(
                 call.response_body, call.response_body_encoding, call.header("content-type", response=True)
             ),
+            "location": location_fields(call) or MISSING,
         },
     )
 

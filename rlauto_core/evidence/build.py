@@ -9,8 +9,9 @@ from rlauto_core.evidence.entities import http_entities, tool_entities
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
 from rlauto_core.evidence.sidecalls import side_call_category, site_domains
+from rlauto_core.forms import failure_reasons, form_write_name, polling
 from rlauto_core.gcpause import gc_paused
-from rlauto_core.recording import HttpCall, Recording
+from rlauto_core.recording import HttpCall, Mode, Recording
 from rlauto_core.trusted import trusted
 
 
@@ -23,11 +24,19 @@ def _build(recording: Recording) -> Evidence:
     calls: list[CallEvidence] = []
     site = site_domains(recording)
     instruction = recording.task.instruction
+    http_calls = recording.http_calls if recording.mode is Mode.API else []
+    polled = polling(http_calls)
+    failures = failure_reasons(http_calls)  # a form re-rendered with its errors fails with a 200 too
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
             # side calls (telemetry, recommendations, UI state) are noise by category, listed not required
-            noise = http_noise_category(call) or side_call_category(call, site, instruction)
+            noise = (
+                http_noise_category(call)
+                or ("polling" if call.id in polled else None)
+                or side_call_category(call, site, instruction)
+            )
             status = call.status
+            failure = failures.get(call.id)
             calls.append(
                 trusted(
                     CallEvidence,
@@ -35,13 +44,14 @@ def _build(recording: Recording) -> Evidence:
                         "id": call.id,
                         "index": index,
                         "kind": "http",
-                        "name": call.name,
+                        "name": form_write_name(call) or call.name,
                         "state_changing": http_is_state_changing(call),
                         "significant": noise is None,
                         "noise_category": noise,
                         "entities": http_entities(call) if noise is None else [],
                         "status": status,
-                        "failed": status is None or status >= 400,
+                        "failed": status is None or status >= 400 or failure is not None,
+                        "failure": failure,
                     },
                 )
             )
@@ -61,6 +71,7 @@ def _build(recording: Recording) -> Evidence:
                         "entities": tool_entities(call) if noise is None else [],
                         "status": None,
                         "failed": call.is_error or not call.answered,
+                        "failure": None,
                     },
                 )
             )

@@ -1,10 +1,12 @@
-"""State-changing or read: by HTTP method (GraphQL and search POSTs are reads), by tool verb."""
+"""State-changing or read: by HTTP method (the effective one: GraphQL and search POSTs are reads),
+by tool verb."""
 
 from __future__ import annotations
 
 import json
 import re
 
+from rlauto_core.forms import effective_method
 from rlauto_core.recording import HttpCall, Session, ToolCall
 
 WRITE_VERBS = frozenset(
@@ -54,7 +56,9 @@ def _annotation_hint(call: ToolCall, session: Session | None) -> bool | None:
 
 
 def http_is_state_changing(call: HttpCall) -> bool:
-    method = call.method.upper()
+    """By the method the server acts on (a form's `_method` override), whatever sent it: fetch,
+    xhr or a page navigation."""
+    method = effective_method(call)
     if method not in _WRITE_METHODS:
         return False
     if method == "POST":

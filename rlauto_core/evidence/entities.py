@@ -2,7 +2,8 @@
 
 Keys are canonical camelCase ending in `Id` (`channel_id`, `channelID`, `/channels/C01` all
 give `channelId`), so that the same entity reached by different routes compares equal.
-Response bodies are not read: ids the server invents are not the agent's choice.
+Form bodies (urlencoded or multipart) are read like JSON ones, nested by their names. Response
+bodies are not read: ids the server invents are not the agent's choice.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import EntityRef
+from rlauto_core.forms import form_fields
 from rlauto_core.recording import HttpCall, ToolCall
 
 # Words that end in "id" without naming an id (`grid` is not a `grId`).
@@ -42,7 +44,6 @@ _VERSION = re.compile(r"^v\d+(\.\d+)?$")
 _IDISH = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:-]{0,80}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f-]{9,}$")
 _ID_VALUE = re.compile(r"^[^\s]{1,100}$")
 _MAX_DEPTH = 3
-_FORM = re.compile(r"^[\w.%-]+=[^&\s]*(&[\w.%-]+=[^&\s]*)*$")
 _SEPARATORS = re.compile(r"[_-]")
 _NOUN = re.compile(r"[A-Za-z][A-Za-z_-]*")
 
@@ -149,6 +150,9 @@ def http_entities(call: HttpCall) -> list[EntityRef]:
             payload = None
         if isinstance(payload, dict):
             _collect(payload, refs)
-    elif body and call.request_body_encoding == "text" and _FORM.match(body):
-        _collect(dict(parse_qsl(body, keep_blank_values=False)), refs)
+    elif body:
+        # form fields nest like a JSON body: `ticket[queue_id]=7` names queueId 7
+        fields = form_fields(body, call.request_body_encoding, call.header("content-type"))
+        if fields is not None:
+            _collect(fields, refs)
     return _unique(refs)

@@ -30,6 +30,7 @@ class CallEvidence(BaseModel):
     entities: list[EntityRef] = Field(default_factory=list)
     status: int | None = None
     failed: bool = False
+    failure: str | None = None  # why, when the answer says more than its status (a form's errors)
 
 
 class Evidence(BaseModel):

@@ -2,7 +2,9 @@
 
 MCP names follow the seed's blacklist and are matched with server prefixes stripped
 (`discord_start_typing` is `start_typing`). HTTP noise is static assets, images, fonts,
-analytics beacons, preflights, 304s, websocket upgrades and page documents.
+analytics beacons, preflights, 304s, websocket upgrades, page documents (also Turbo Drive and
+htmx-boosted visits), prefetches and partial-page polling; a form posted as a page navigation is
+no page load but a write.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from functools import lru_cache
 
 from rlauto_core.evidence.classify import name_tokens
+from rlauto_core.forms import WRITE_METHODS, effective_method, is_navigation, is_prefetch
 from rlauto_core.recording import HttpCall, ToolCall
 
 _MCP_EXACT: dict[str, str] = {
@@ -72,7 +75,8 @@ _ANALYTICS_PATH = re.compile(
 # singular `event`/`insights` endpoints answered 202/204 are fire-and-forget beacons
 _BEACON_PATH = re.compile(r"/(event|insights/\w+|_vercel/insights/\w+|vitals|ingest)$", re.IGNORECASE)
 _AUTH_PATH = re.compile(
-    r"/(login|logout|signin|signout|oauth2?/token|token/refresh|refresh[-_]?token|auth/refresh|"
+    r"/(login|logout|signin|signout|sign[-_]in|sign[-_]out|log[-_]in|log[-_]out|oauth2?/token|token/refresh|"
+    r"refresh[-_]?token|auth/refresh|"
     r"session/refresh|csrf|csrf-token|whoami|me)/?$",
     re.IGNORECASE,
 )
@@ -92,8 +96,13 @@ def http_noise_category(call: HttpCall) -> str | None:
         return "browser_internal"
     if call.resource_type:
         by_type = _RESOURCE_TYPES.get(call.resource_type.lower())
-        if by_type:
+        # a form posted as a page navigation is a write like any other (not a page load)
+        if by_type and not (by_type == "document" and effective_method(call) in WRITE_METHODS):
             return by_type
+    if method == "GET" and is_prefetch(call):
+        return "prefetch"
+    if method == "GET" and is_navigation(call):
+        return "document"  # a Turbo Drive visit or an htmx-boosted link: a page load made with fetch
     by_extension, static, analytics, beacon, auth = _by_location(call.host, call.path)
     if by_extension:
         return by_extension

@@ -1,19 +1,21 @@
 """Slim evidence (what a model sees) and full evidence (what is stored), both redacted.
 
 Slim keeps significant calls only, short stable ids (the recorded id when it is short, `c<index>`
-otherwise), request bodies trimmed, responses reduced to their id/status-like keys.
+otherwise), request bodies trimmed (form bodies as their fields), responses reduced to their
+id/status-like keys (an HTML page to its title, form errors and offered choices), a redirect's
+Location.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import CallEvidence, Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
+from rlauto_core.forms import answer_page, form_fields, location_of
 from rlauto_core.recording import HttpCall, Recording, ToolCall
-from rlauto_core.redact import redact_body, redact_json, redact_text, redact_url
+from rlauto_core.redact import is_secret_name, redact_body, redact_json, redact_text, redact_url
 
 MAX_ID_CHARS = 12
 _ECHO_PREFIX = 40
@@ -101,8 +103,30 @@ def _json_or_text(body: str | None) -> Any:
         return body
 
 
+def _request_body(call: HttpCall) -> Any:
+    """A form reads like the JSON body it stands for: fields nested by name, files summarised."""
+    fields = form_fields(call.request_body, call.request_body_encoding, call.header("content-type"))
+    if fields is not None:
+        return redact_json(fields)
+    return _json_or_text(redact_body(call.request_body)) if call.request_body_encoding == "text" else "<binary>"
+
+
+def _page_view(call: HttpCall) -> dict[str, Any] | None:
+    """An HTML answer as a model needs it: title, form errors, the choices it offers (no tokens)."""
+    page = answer_page(call)
+    if page is None:
+        return None
+    offered = {
+        kind: {name: values for name, values in page.offers.get(kind, {}).items() if not is_secret_name(name)}
+        for kind in ("options", "inputs", "data")
+    }
+    view: dict[str, Any] = {"title": page.title, "errors": list(page.errors)}
+    view.update({kind: trim(values, items=4, chars=60) for kind, values in offered.items()})
+    return {k: v for k, v in view.items() if v}
+
+
 def _http_io(call: HttpCall, *, slim: bool, refs: frozenset[str] | None = None) -> dict[str, Any]:
-    request_body = _json_or_text(redact_body(call.request_body)) if call.request_body_encoding == "text" else "<binary>"
+    request_body = _request_body(call)
     response_body = (
         _json_or_text(redact_body(call.response_body)) if call.response_body_encoding == "text" else "<binary>"
     )
@@ -113,9 +137,14 @@ def _http_io(call: HttpCall, *, slim: bool, refs: frozenset[str] | None = None) 
             out["query"] = trim(query)
         if request_body is not None:
             out["body"] = trim(request_body)
-        if response_body is not None:
-            form = parse_qsl(request_body, keep_blank_values=True) if isinstance(request_body, str) else []
-            sent = _strings(request_body) | {v for _, v in [*call.query, *form]} | set(call.path.split("/"))
+        location = location_of(call)
+        if location is not None:  # a redirect's target often holds the only copy of a new id
+            out["location"] = redact_url(location.target)
+        page = _page_view(call)
+        if page is not None:
+            out["response"] = page
+        elif response_body is not None:
+            sent = _strings(request_body) | {v for _, v in call.query} | set(call.path.split("/"))
             out["response"] = (
                 relevant(
                     response_body, 2 if refs is None else 1, refs, frozenset(sent) if refs is None else frozenset()
@@ -182,6 +211,8 @@ def _call_view(
         view["status"] = evidence_call.status
     if evidence_call.failed:
         view["failed"] = True
+    if evidence_call.failure:
+        view["failure"] = evidence_call.failure
     # tool arguments already show their ids; paths and bodies of HTTP calls hide them
     if evidence_call.entities and (evidence_call.kind == "http" or not slim):
         view["entities"] = {e.key: e.value for e in evidence_call.entities}

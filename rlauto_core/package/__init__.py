@@ -2,6 +2,7 @@
 builder, the output ZIP, and (de)serialization."""
 
 from rlauto_core.package.builder import build_package
+from rlauto_core.package.dataflow import input_locations, invented_values
 from rlauto_core.package.draft import DraftGroup, DraftRubric, PackageDraft
 from rlauto_core.package.export import export_package, package_file_name
 from rlauto_core.package.io import load_package, package_bytes, package_from_json, package_to_json
@@ -20,6 +21,7 @@ from rlauto_core.package.models import (
     Subtask,
     TaskPackage,
 )
+from rlauto_core.package.volatile import volatile_kind
 
 __all__ = [
     "ApiCall",
@@ -44,9 +46,12 @@ __all__ = [
     "Verdict",
     "build_package",
     "export_package",
+    "input_locations",
+    "invented_values",
     "load_package",
     "package_bytes",
     "package_file_name",
     "package_from_json",
     "package_to_json",
+    "volatile_kind",
 ]

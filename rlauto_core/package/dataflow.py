@@ -12,6 +12,7 @@ from typing import Any
 
 from rlauto_core.checkers.views import parse_body, result_view, split_path
 from rlauto_core.evidence.models import Evidence
+from rlauto_core.forms import answer_outputs
 from rlauto_core.recording import Call, HttpCall, Recording
 
 MAX_LEAVES = 400
@@ -62,10 +63,12 @@ def input_locations(call: Call) -> list[Location]:
 
 
 def output_locations(call: Call) -> list[tuple[str, str, Any]]:
-    """(root, path, value) of what the server answered; structured content before parsed text."""
+    """(root, path, value) of what the server answered; structured content before parsed text.
+    HTTP answers also carry values outside the body: see rlauto_core.forms.outputs."""
     if isinstance(call, HttpCall):
         body = parse_body(call.response_body, call.response_body_encoding, call.header("content-type", response=True))
-        return [("response", p, v) for p, v in leaves(body)] if isinstance(body, dict | list) else []
+        found = [("response", p, v) for p, v in leaves(body)] if isinstance(body, dict | list) else []
+        return found + answer_outputs(call)  # the Location, and what a read's HTML page offers
     view = result_view(call.result)
     if not isinstance(view, dict):
         return []

@@ -1,0 +1,42 @@
+"""Server-rendered web apps: form bodies as fields, what a request does (method overrides,
+partial-page loads, navigations), the Location and HTML values of answers, why a form write
+failed, and a form write's name. Pure; imports nothing of the other stages."""
+
+from rlauto_core.forms.bodies import form_fields, form_kind
+from rlauto_core.forms.failures import WRITE_METHODS, failure_reasons
+from rlauto_core.forms.html import HtmlPage, answer_page, is_html, scan_html
+from rlauto_core.forms.locations import Location, location_fields, location_of
+from rlauto_core.forms.naming import field_names, form_write_name, is_plumbing
+from rlauto_core.forms.outputs import answer_outputs
+from rlauto_core.forms.traffic import (
+    TURBO_STREAM,
+    effective_method,
+    is_navigation,
+    is_partial_page,
+    is_prefetch,
+    polling,
+)
+
+__all__ = [
+    "TURBO_STREAM",
+    "WRITE_METHODS",
+    "HtmlPage",
+    "Location",
+    "answer_outputs",
+    "answer_page",
+    "effective_method",
+    "failure_reasons",
+    "field_names",
+    "form_fields",
+    "form_kind",
+    "form_write_name",
+    "is_html",
+    "is_navigation",
+    "is_partial_page",
+    "is_plumbing",
+    "is_prefetch",
+    "location_fields",
+    "location_of",
+    "polling",
+    "scan_html",
+]

@@ -1,0 +1,199 @@
+"""What an HTML answer offers and says: the values its forms and links hand the user, and the
+errors a re-rendered form shows.
+
+Offered values (hidden and other inputs, `<option value>`, `data-*id` attributes, Rails dom ids
+such as `comment_99812`, the ids in links, the `csrf-token` meta) are what a person could pick
+or send next, so they count as seen: an id a later write sends was not made by that write.
+Read with regular expressions over the tags, not a DOM: a page is scanned in well under a
+millisecond (the standard library's HTMLParser took 2 ms per KB here), and a hostile page
+costs at most one pass over its first MAX_HTML_CHARS.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from rlauto_core.recording import HttpCall
+
+MAX_HTML_CHARS = 2_000_000
+MAX_OFFERED = 2000
+MAX_VALUE_CHARS = 500
+MAX_ERRORS = 5
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w:-]{0,40})([^<>]{0,4000})>")
+_ATTR = re.compile(r"([^\s=/\"'<>]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
+_STRIP = re.compile(r"<[^<>]{0,4000}>")
+_SPACE = re.compile(r"\s+")
+# classes and ids of the elements frameworks put form errors in (Django, Rails scaffolds,
+# Bootstrap/Laravel, simple_form), and of fields they mark invalid
+_ERROR_BOXES = frozenset(
+    ["errorlist", "error_explanation", "errorexplanation", "invalid-feedback", "error-message", "error-messages",
+     "field-error", "form-error", "form-errors", "alert-danger", "help-inline", "validation-summary-errors",
+     "field-validation-error"]
+)  # fmt: skip
+_INVALID_FIELDS = frozenset(["field_with_errors", "is-invalid", "has-error", "input-validation-error"])
+_DOM_ID = re.compile(r"^[a-z][a-z_]*_(\d+)$")
+_SKIPPED_INPUTS = frozenset(["password", "file"])
+
+
+@dataclass(frozen=True)
+class HtmlPage:
+    title: str = ""
+    # inputs/options/data/meta: name -> offered values; links: paths; link_ids: ids in links
+    offers: dict[str, Any] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+    invalid: bool = False  # some field is marked invalid, or an error box has text
+    has_form: bool = False
+
+
+def is_html(content_type: str | None, body: str | None) -> bool:
+    if content_type:
+        return "html" in content_type.lower()
+    return bool(body) and body.lstrip()[:1] == "<"  # type: ignore[union-attr]
+
+
+def answer_page(call: HttpCall) -> HtmlPage | None:
+    """The scanned page of an HTML answer; None for any other answer."""
+    body = call.response_body
+    if not body or call.response_body_encoding != "text":
+        return None
+    if not is_html(call.header("content-type", response=True), body):
+        return None
+    return scan_html(body, call.host)
+
+
+@lru_cache(maxsize=512)  # dataflow asks for the same pages many times per package
+def scan_html(text: str, host: str = "") -> HtmlPage:
+    """The page's title, offered values and form errors; `host` tells its own links from others'."""
+    scan = _Scan(host)
+    text = text[:MAX_HTML_CHARS]
+    for match in _TAG.finditer(text):
+        scan.tag(text, match)
+    return HtmlPage(
+        title=scan.title,
+        offers={k: v for k, v in scan.offers.items() if v},
+        errors=tuple(scan.errors),
+        invalid=scan.invalid or bool(scan.errors),
+        has_form=scan.has_form,
+    )
+
+
+def attributes(raw: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name, value in _ATTR.findall(raw):
+        value = value[1:-1] if value[:1] in ("'", '"') else value
+        found.setdefault(name.lower(), html.unescape(value))
+    return found
+
+
+def text_of(fragment: str) -> str:
+    return _SPACE.sub(" ", html.unescape(_STRIP.sub(" ", fragment))).strip()
+
+
+class _Scan:
+    """One pass over a page's tags."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.title = ""
+        self.offers: dict[str, Any] = {"inputs": {}, "options": {}, "data": {}, "meta": {}, "links": [], "link_ids": []}
+        self.count = 0
+        self.errors: list[str] = []
+        self.invalid = False
+        self.has_form = False
+        self.select: str | None = None
+        self.title_at: int | None = None
+        self.box: tuple[str, int, int] | None = None  # an open error box: tag name, content start, depth
+
+    def tag(self, text: str, match: re.Match[str]) -> None:
+        closing, name = match.group(1) == "/", match.group(2).lower()
+        if self.box is not None:
+            self._in_box(text, match, closing, name)
+        if closing:
+            if name == "select":
+                self.select = None
+            elif name == "title" and self.title_at is not None:
+                self.title = text_of(text[self.title_at : match.start()])[:200]
+                self.title_at = None
+            return
+        attrs = attributes(match.group(3))
+        self._marks(attrs, name, match.end())
+        if name == "title":
+            self.title_at = match.end()
+        elif name == "form":
+            self.has_form = True
+            self._link(attrs.get("action"))
+        elif name in ("input", "button"):
+            if attrs.get("type", "").lower() not in _SKIPPED_INPUTS and attrs.get("name") and attrs.get("value"):
+                self._offer("inputs", attrs["name"], attrs["value"])
+            if attrs.get("aria-invalid") == "true":
+                self.invalid = True
+        elif name == "select":
+            self.select = attrs.get("name") or attrs.get("id")
+        elif name == "option" and self.select and "value" in attrs:
+            self._offer("options", self.select, attrs["value"])
+        elif name == "meta" and re.search(r"csrf|xsrf", attrs.get("name", ""), re.IGNORECASE):
+            self._offer("meta", attrs["name"], attrs.get("content", ""))
+        elif name == "a":
+            self._link(attrs.get("href"))
+        for key, value in attrs.items():
+            if key.startswith("data-") and (key.endswith("id") or key.endswith("-ids")):
+                self._offer("data", key, value)
+        dom = _DOM_ID.match(attrs.get("id", ""))
+        if dom:
+            self._offer("data", "dom_id", dom.group(1))
+
+    def _marks(self, attrs: dict[str, str], name: str, content_start: int) -> None:
+        words = set(attrs.get("class", "").lower().split()) | {attrs.get("id", "").lower()}
+        if words & _INVALID_FIELDS:
+            self.invalid = True
+        if self.box is None and words & _ERROR_BOXES and len(self.errors) < MAX_ERRORS:
+            self.box = (name, content_start, 1)
+
+    def _in_box(self, text: str, match: re.Match[str], closing: bool, name: str) -> None:
+        assert self.box is not None
+        box_name, start, depth = self.box
+        if name != box_name:
+            return
+        depth += -1 if closing else 1
+        if depth > 0:
+            self.box = (box_name, start, depth)
+            return
+        self.box = None
+        inner = text[start : match.start()]
+        items = re.findall(r"<li\b[^<>]*>(.*?)</li>", inner, re.IGNORECASE | re.DOTALL)
+        for message in [text_of(item) for item in items] or [text_of(inner)]:
+            if message and len(self.errors) < MAX_ERRORS and message not in self.errors:
+                self.errors.append(message[:200])
+
+    def _offer(self, kind: str, name: str, value: str) -> None:
+        if not value or len(value) > MAX_VALUE_CHARS or self.count >= MAX_OFFERED:
+            return
+        values = self.offers[kind].setdefault(name[:200], [])
+        if value not in values:
+            values.append(value)
+            self.count += 1
+
+    def _link(self, href: str | None) -> None:
+        if not href or len(href) > MAX_VALUE_CHARS or self.count >= MAX_OFFERED:
+            return
+        try:
+            parts = urlsplit(href)
+        except ValueError:
+            return
+        if parts.scheme not in ("", "http", "https") or (parts.netloc and parts.netloc != self.host):
+            return
+        path = parts.path or "/"
+        if path not in self.offers["links"]:
+            self.offers["links"].append(path)
+            self.count += 1
+        ids = [s for s in path.split("/") if any(ch.isdigit() for ch in s)]
+        ids += [v for _, v in parse_qsl(parts.query) if any(ch.isdigit() for ch in v)]
+        for value in ids:
+            if value not in self.offers["link_ids"] and len(value) <= MAX_VALUE_CHARS:
+                self.offers["link_ids"].append(value)
+                self.count += 1
