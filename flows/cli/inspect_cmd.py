@@ -77,7 +77,9 @@ def _created(recording: Recording, evidence: Evidence) -> list[dict[str, str]]:
     return [
         {"value": redact_text(value), "call_id": o.call_id, "field": f"{o.root}.{o.path}"}
         for value, o in made.items()
-        if not is_secret_field(o.path)  # a session token a write answered is no id to show
+        # a session token a write answered is no id to show; a Location's whole URL or path
+        # repeats the ids its segments and fragment show
+        if not is_secret_field(o.path) and f"{o.root}.{o.path}" not in ("location.url", "location.path")
     ]
 
 

@@ -36,7 +36,9 @@ _ALIASES = {
 }  # fmt: skip
 # Path words that follow a collection without being an id of it.
 _NOT_IDS = frozenset(
-    ["me", "self", "current", "new", "edit", "search", "count", "unread", "read", "all", "settings", "config", "members", "labels", "status", "recent", "latest", "default", "bulk", "batch", "export", "import", "preview"]
+    ["me", "self", "current", "new", "edit", "search", "count", "unread", "read", "all", "settings", "config", "members", "labels", "status", "recent", "latest", "default", "bulk", "batch", "export", "import", "preview",
+     # the action words of server-rendered routes (`/calls/add/`, Django admin's `/42/change/`)
+     "add", "create", "change", "update", "delete", "remove", "destroy"]
 )  # fmt: skip
 _NOT_COLLECTIONS = frozenset(["api", "rest", "version", "versions"])
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")

@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from rlauto_core.evidence.classify import name_tokens
-from rlauto_core.forms import WRITE_METHODS, effective_method, is_navigation, is_prefetch
+from rlauto_core.forms import WRITE_METHODS, effective_method, field_names, is_navigation, is_prefetch
 from rlauto_core.recording import HttpCall, ToolCall
 
 _MCP_EXACT: dict[str, str] = {
@@ -74,6 +74,7 @@ _ANALYTICS_PATH = re.compile(
 )
 # singular `event`/`insights` endpoints answered 202/204 are fire-and-forget beacons
 _BEACON_PATH = re.compile(r"/(event|insights/\w+|_vercel/insights/\w+|vitals|ingest)$", re.IGNORECASE)
+_SESSION_PATH = re.compile(r"/sessions?/?$", re.IGNORECASE)
 _AUTH_PATH = re.compile(
     r"/(login|logout|signin|signout|sign[-_]in|sign[-_]out|log[-_]in|log[-_]out|oauth2?/token|token/refresh|"
     r"refresh[-_]?token|auth/refresh|"
@@ -112,7 +113,7 @@ def http_noise_category(call: HttpCall) -> str | None:
         return "analytics"
     if beacon and method == "POST" and status in (202, 204):
         return "analytics"
-    if auth:
+    if auth or (method == "POST" and _signs_in(call)):
         return "auth"
     if method == "GET":
         content_type = (call.header("content-type", response=True) or "").lower()
@@ -123,6 +124,13 @@ def http_noise_category(call: HttpCall) -> str | None:
         if content_type.startswith(("font/", "text/css")):
             return "static"
     return None
+
+
+def _signs_in(call: HttpCall) -> bool:
+    """A form sending a password to `/session(s)` (Rails 8's sign-in route) signs in."""
+    if _SESSION_PATH.search(call.path) is None:
+        return False
+    return any("password" in name.lower() for name in field_names(call) or [])
 
 
 @lru_cache(maxsize=16384)  # recordings repeat the same endpoints; the regexes were the filter's cost

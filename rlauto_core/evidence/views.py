@@ -15,7 +15,7 @@ from rlauto_core.evidence.models import CallEvidence, Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
 from rlauto_core.forms import answer_page, form_fields, location_of
 from rlauto_core.recording import HttpCall, Recording, ToolCall
-from rlauto_core.redact import is_secret_name, redact_body, redact_json, redact_text, redact_url
+from rlauto_core.redact import is_secret_field, redact_body, redact_json, redact_text, redact_url
 
 MAX_ID_CHARS = 12
 _ECHO_PREFIX = 40
@@ -117,11 +117,14 @@ def _page_view(call: HttpCall) -> dict[str, Any] | None:
     if page is None:
         return None
     offered = {
-        kind: {name: values for name, values in page.offers.get(kind, {}).items() if not is_secret_name(name)}
-        for kind in ("options", "inputs", "data")
+        kind: {name: values for name, values in page.offers.get(kind, {}).items() if not is_secret_field(name)}
+        for kind in ("inputs", "data")
     }
+    # a select's choices by label: the model reads "Dana Whitfield", the form sends 17
+    offered["options"] = {name: {v: page.labels.get(name, {}).get(v, v) for v in values if v}
+                          for name, values in page.offers.get("options", {}).items()}  # fmt: skip
     view: dict[str, Any] = {"title": page.title, "errors": list(page.errors)}
-    view.update({kind: trim(values, items=4, chars=60) for kind, values in offered.items()})
+    view.update({kind: trim(values, items=6, chars=60) for kind, values in offered.items()})
     return {k: v for k, v in view.items() if v}
 
 

@@ -62,8 +62,13 @@ def _fields(body: str, encoding: str, content_type: str | None) -> dict[str, Any
     kind = form_kind(content_type, text)
     if kind == "multipart":
         raw = raw if raw is not None else body.encode("utf-8", "surrogatepass")
-        boundary = boundary_of(content_type, raw)
-        parts = parse_multipart(raw, boundary, charset) if boundary and len(raw) <= MAX_MULTIPART_BYTES else None
+        parts = None
+        if len(raw) <= MAX_MULTIPART_BYTES:
+            # the declared boundary, else the one the body opens with (a recorder may rewrite the header)
+            for boundary in dict.fromkeys((boundary_of(content_type, raw), boundary_of(None, raw))):
+                parts = parse_multipart(raw, boundary, charset) if boundary else None
+                if parts is not None:
+                    break
         if parts is not None:
             return _files_finished(nest(parts))
         if len(text) > MAX_URLENCODED_CHARS or not looks_urlencoded(text):

@@ -6,7 +6,7 @@ such as `comment_99812`, the ids in links, the `csrf-token` meta) are what a per
 or send next, so they count as seen: an id a later write sends was not made by that write.
 Read with regular expressions over the tags, not a DOM: a page is scanned in well under a
 millisecond (the standard library's HTMLParser took 2 ms per KB here), and a hostile page
-costs at most one pass over its first MAX_HTML_CHARS.
+costs at most one pass over its first MAX_HTML_CHARS and MAX_TAGS tags.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 from rlauto_core.recording import HttpCall
 
 MAX_HTML_CHARS = 2_000_000
+MAX_TAGS = 100_000  # a real page has a few thousand
 MAX_OFFERED = 2000
 MAX_VALUE_CHARS = 500
 MAX_ERRORS = 5
@@ -45,6 +46,8 @@ class HtmlPage:
     title: str = ""
     # inputs/options/data/meta: name -> offered values; links: paths; link_ids: ids in links
     offers: dict[str, Any] = field(default_factory=dict)
+    # select name -> option value -> its label ("17" -> "Dana Whitfield"): what a person picks by
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
     invalid: bool = False  # some field is marked invalid, or an error box has text
     has_form: bool = False
@@ -71,11 +74,14 @@ def scan_html(text: str, host: str = "") -> HtmlPage:
     """The page's title, offered values and form errors; `host` tells its own links from others'."""
     scan = _Scan(host)
     text = text[:MAX_HTML_CHARS]
-    for match in _TAG.finditer(text):
+    for count, match in enumerate(_TAG.finditer(text)):
+        if count >= MAX_TAGS:
+            break
         scan.tag(text, match)
     return HtmlPage(
         title=scan.title,
         offers={k: v for k, v in scan.offers.items() if v},
+        labels=scan.labels,
         errors=tuple(scan.errors),
         invalid=scan.invalid or bool(scan.errors),
         has_form=scan.has_form,
@@ -106,11 +112,19 @@ class _Scan:
         self.invalid = False
         self.has_form = False
         self.select: str | None = None
+        self.labels: dict[str, dict[str, str]] = {}
+        self.option: tuple[str, str, int] | None = None  # an open option: select, value, label start
         self.title_at: int | None = None
         self.box: tuple[str, int, int] | None = None  # an open error box: tag name, content start, depth
 
     def tag(self, text: str, match: re.Match[str]) -> None:
         closing, name = match.group(1) == "/", match.group(2).lower()
+        if self.option is not None:  # an option's label runs to the next tag
+            select, value, start = self.option
+            self.option = None
+            label = text_of(text[start : match.start()])[:120]
+            if label and self.count < MAX_OFFERED:
+                self.labels.setdefault(select, {})[value] = label
         if self.box is not None:
             self._in_box(text, match, closing, name)
         if closing:
@@ -120,11 +134,15 @@ class _Scan:
                 self.title = text_of(text[self.title_at : match.start()])[:200]
                 self.title_at = None
             return
-        attrs = attributes(match.group(3))
-        self._marks(attrs, name, match.end())
         if name == "title":
             self.title_at = match.end()
-        elif name == "form":
+        raw = match.group(3)
+        if not raw or raw.isspace():
+            self.has_form = self.has_form or name == "form"
+            return  # a tag without attributes offers nothing (most of a hostile page's tags)
+        attrs = attributes(raw)
+        self._marks(attrs, name, match.end())
+        if name == "form":
             self.has_form = True
             self._link(attrs.get("action"))
         elif name in ("input", "button"):
@@ -134,8 +152,9 @@ class _Scan:
                 self.invalid = True
         elif name == "select":
             self.select = attrs.get("name") or attrs.get("id")
-        elif name == "option" and self.select and "value" in attrs:
+        elif name == "option" and self.select and attrs.get("value"):
             self._offer("options", self.select, attrs["value"])
+            self.option = (self.select[:200], attrs["value"], match.end())
         elif name == "meta" and re.search(r"csrf|xsrf", attrs.get("name", ""), re.IGNORECASE):
             self._offer("meta", attrs["name"], attrs.get("content", ""))
         elif name == "a":

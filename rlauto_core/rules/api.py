@@ -70,6 +70,8 @@ def failure_flags(evidence: Evidence, profile: RuleProfile) -> list[Flag]:
         what = f"status {failed.status}" if failed.status else "no response"
         if failed.kind == "mcp":
             what = "an error result" if failed.status is None else what
+        if failed.failure:  # what the answer said, such as a form's errors
+            what += f" ({failed.failure})"
         if retry is not None:
             message = f"{failed.name} ({failed.id}) failed with {what}; retried successfully as {retry.id}"
             ids = [failed.id, retry.id]

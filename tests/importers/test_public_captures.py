@@ -26,6 +26,7 @@ BLOBS = {
     "har/firefox_head-content-length.har": "ec549cbe9da2ee564013525861e7b563621f7e55",
     "har/insomnia.har": "b738971e653deb43478bcab5619cb94d27ac6fd9",
     "har/mitmproxy_successful_log.har": "f3229fadef1b9eb5eb91e351163ddee083ce680b",
+    "har/charles_rails_login.har": "f54e67074edc0616fdf479b7dcc31173c7f8132f",
 }
 
 
@@ -113,6 +114,12 @@ HAR_EXPECTED: dict[str, list[tuple[str, str, str, int]]] = {
     "har/mitmproxy_successful_log.har": [
         ("0", "GET", "https://example.com/", 200),
         ("1", "POST", "https://httpbin.org/post", 200),
+    ],
+    "har/charles_rails_login.har": [
+        ("0", "GET", "https://testerhome.com/account/sign_in", 200),
+        ("1", "GET", "https://testerhome.com/assets/big_logo-cd32144f74c18746f3dce33e1040e7dfe4c07c8e611e37f3868b1c16b5095da3.png", 200),
+        ("2", "POST", "https://testerhome.com/account/sign_in", 200),
+        ("3", "GET", "https://testerhome.com/", 200),
     ],
 }
 

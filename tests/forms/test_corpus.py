@@ -1,0 +1,185 @@
+"""The form-app corpus (tests/forms/corpus, written by make_corpus.py): `rlauto inspect` finds each
+app's state changes, the offline analyzer packages each one (golden full marks, empty attempt 0),
+good attempts made another day pass and wrong ones fail.
+
+Attempts that today's checkers grade wrongly stay in the corpus for the checkers' next phase and
+are not scored here (docs/rules.md, "Server-rendered apps"): helpdesk `good_german_ui` (the
+submit button's label, `commit`, is pinned) and documents `wrong_file` (a file part's sha256 is
+not pinned, so another file of the same name and size passes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from rlauto_core.checkers import score
+from rlauto_core.config import RunOptions
+from rlauto_core.importers import import_path
+from tests.forms.make_corpus import HERE, files
+from tests.package.offline import Packaged, package_offline
+
+RECORDINGS = HERE / "recordings"
+ATTEMPTS = HERE / "attempts"
+APPS = sorted(p.stem for p in RECORDINGS.glob("*.zip"))
+GOOD = ("good", "good_after_error")
+WRONG = ("wrong_option", "wrong_content", "missing_write", "empty")
+
+# what `rlauto inspect` must find: (write name, Location) per write, ids the writes created
+# (value, call id, where), the main entity, and the CSRF field every write sends
+EXPECTED = {
+    "helpdesk": {
+        "writes": [
+            ("POST /tickets (ticket[subject], ticket[queue_id], ticket[priority], ...)", "/tickets/88123"),
+            ("PATCH /tickets/88123 (ticket[assignee_id])", "/tickets/88123"),
+            ("POST /tickets/88123/comments (comment[body], comment[internal])", "/tickets/88123#comment-99812"),
+        ],
+        "created": [("88123", "location.segments.1"), ("99812", "location.fragment_id")],
+        "main": {"key": "ticketId", "value": "88123"},
+        "csrf": "request.authenticity_token",
+    },
+    "admin_console": {
+        "writes": [
+            ("PUT /admin/users/42 (name, email, role)", None),  # the 422 re-render
+            ("PUT /admin/users/42 (name, email, role)", "/admin/users/42/edit"),
+            ("DELETE /admin/users/42/api-keys/5521", "/admin/users/42/edit"),
+        ],
+        "created": [],
+        "main": {"key": "userId", "value": "42"},
+        "csrf": "request._token",
+    },
+    "documents": {
+        "writes": [
+            (
+                "POST /accounts/311/documents (document[title], document[visibility], document[file])",
+                "/accounts/311/documents/7781",
+            ),
+            (
+                "POST /accounts/311/documents/7781/shares (share[email], share[permission])",
+                "/accounts/311/documents/7781#share-4410",
+            ),
+        ],
+        "created": [("7781", "location.segments.3"), ("4410", "location.fragment_id")],
+        "main": {"key": "accountId", "value": "311"},
+        "csrf": "request.authenticity_token",
+    },
+    "django_crm": {
+        "writes": [
+            ("POST /crm/contacts/512/calls/add/ (outcome, notes, follow_up)", None),  # the 200 re-render
+            ("POST /crm/contacts/512/calls/add/ (outcome, notes, follow_up)", "/crm/contacts/512/calls/9131/"),
+            ("POST /crm/calls/9131/flag/ (reason)", "/crm/contacts/512/"),
+        ],
+        "created": [("9131", "location.segments.4")],
+        "main": {"key": "contactId", "value": "512"},
+        "csrf": "request.csrfmiddlewaretoken",
+    },
+}
+FAILURES = {
+    "admin_console": "the form came back with errors: The email field must be a valid email address.",
+    "django_crm": "the form came back with errors: Enter a valid date.",
+}
+
+
+def test_corpus_files_are_what_the_script_writes() -> None:
+    written = files()
+    assert sorted(written) == sorted(p for p in HERE.rglob("*.zip"))
+    for path, data in written.items():
+        assert path.read_bytes() == data, path
+    assert APPS == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_inspect_finds_the_form_writes_created_ids_main_entity_and_csrf(name: str) -> None:
+    result = CliRunner().invoke(app, ["inspect", str(RECORDINGS / f"{name}.zip"), "--json"])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    expected = EXPECTED[name]
+    assert [(w["name"], w.get("location")) for w in report["writes"]] == expected["writes"]
+    assert report["state_changing"] == [w["id"] for w in report["writes"]]
+    failed = [w for w in report["writes"] if w["failed"]]
+    assert [w.get("failure") for w in failed] == ([FAILURES[name]] if name in FAILURES else [])
+    ids = {w["id"] for w in report["writes"]}
+    created = [(c["value"], c["field"]) for c in report["created"] if c["field"] != "location.fragment"]
+    assert created == expected["created"]
+    assert all(c["call_id"] in ids for c in report["created"])
+    assert report["main_entity"] == expected["main"]
+    succeeded = [w["id"] for w in report["writes"] if not w["failed"]]
+    csrf = {v["call_id"] for v in report["volatile"] if v["field"] == expected["csrf"] and v["kind"] == "csrf"}
+    assert csrf == {w["id"] for w in report["writes"]} and set(succeeded) <= csrf
+
+
+def test_inspect_prints_form_writes_by_name() -> None:
+    result = CliRunner().invoke(app, ["inspect", str(RECORDINGS / "helpdesk.zip")])
+    assert result.exit_code == 0, result.stderr
+    assert "PATCH /tickets/88123 (ticket[assignee_id]) [303] -> /tickets/88123" in result.stdout
+    assert "88123 by 7 (location.segments.1)" in result.stdout
+    assert "request.authenticity_token of 7 (csrf)" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def packaged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Packaged]:
+    out = tmp_path_factory.mktemp("form-packages")
+    return {name: package_offline(RECORDINGS / f"{name}.zip", RunOptions(), out) for name in APPS}
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_the_offline_analyzer_packages_each_app(name: str, packaged: dict[str, Packaged]) -> None:
+    outcome = packaged[name]
+    assert outcome.passed and outcome.package_path is not None, outcome.error
+    package = outcome.package
+    assert package is not None and package.validation.self_check is not None
+    check = package.validation.self_check
+    assert check.golden_full_marks and check.golden_score == check.max_score > 0
+    assert check.empty_attempt_score == 0
+    # a rubric for each successful form write, each checked by a call checker
+    writes = [w for w in EXPECTED[name]["writes"] if w[1] is not None]
+    call_rubrics = [r for r in package.task.rubrics if package.rubric_checkers[r.checker_key]["kind"] == "http_call"]
+    assert len(call_rubrics) == len(writes)
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_good_attempts_pass_and_wrong_ones_fail(name: str, packaged: dict[str, Packaged]) -> None:
+    package = packaged[name].package
+    assert package is not None
+    attempts = {p.stem: p for p in (ATTEMPTS / name).glob("*.zip")}
+    assert "good" in attempts and {"empty", "missing_write"} <= set(attempts)
+    assert {"wrong_option", "wrong_content"} & set(attempts)
+    for kind in GOOD:
+        if kind in attempts:
+            report = score(package, import_path(attempts[kind]))
+            assert report.passed and report.score == report.max_score, (kind, [r.reason for r in report.rubrics])
+    for kind in WRONG:
+        if kind in attempts:
+            report = score(package, import_path(attempts[kind]))
+            assert not report.passed, kind
+
+
+def test_a_later_write_is_tied_to_the_location_of_the_write_that_made_its_id(packaged: dict[str, Packaged]) -> None:
+    package = packaged["helpdesk"].package
+    assert package is not None
+    ties = [
+        checker["path_params"]["ticketId"]["same_as"]
+        for checker in package.rubric_checkers.values()
+        if checker.get("kind") == "http_call" and "same_as" in str(checker.get("path_params", {}))
+    ]
+    assert ties and all(t["field"] == "location.segments.1" for t in ties)
+
+
+@pytest.mark.slow
+def test_rlauto_package_offline_packages_the_corpus_folder(
+    prefect_api_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The main job on the folder of form-app recordings: one batch, a PASS package each."""
+    monkeypatch.setenv("RLAUTO_STORAGE_URL", str(tmp_path / "storage"))
+    monkeypatch.delenv("DEFAULT_API_KEY", raising=False)
+    result = CliRunner().invoke(app, ["package", str(RECORDINGS), "--offline", "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.stderr
+    items = json.loads(result.stdout)
+    assert sorted(Path(i["source"]).stem for i in items) == APPS
+    for item in items:
+        assert item["verdict"] == "PASS" and item["self_check"]["golden_full_marks"] is True, item
+        assert Path(item["package_file"]).is_file()
