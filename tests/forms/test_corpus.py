@@ -89,7 +89,7 @@ def test_corpus_files_are_what_the_script_writes() -> None:
     assert sorted(written) == sorted(p for p in HERE.rglob("*.zip"))
     for path, data in written.items():
         assert path.read_bytes() == data, path
-    assert APPS == sorted(EXPECTED)
+    assert sorted(EXPECTED) == APPS
 
 
 @pytest.mark.parametrize("name", APPS)

@@ -178,7 +178,7 @@ def test_a_hostile_page_answer_is_scanned_within_bounds() -> None:
             "application/x-www-form-urlencoded; charset=bogus",
             "text/html",
         ]
-    ),  # fmt: skip
+    ),
 )
 def test_any_body_any_content_type_never_raises(body: str, content_type: str | None) -> None:
     """Form parsing, naming, redaction and page scanning take whatever a recorder wrote."""

@@ -117,7 +117,12 @@ HAR_EXPECTED: dict[str, list[tuple[str, str, str, int]]] = {
     ],
     "har/charles_rails_login.har": [
         ("0", "GET", "https://testerhome.com/account/sign_in", 200),
-        ("1", "GET", "https://testerhome.com/assets/big_logo-cd32144f74c18746f3dce33e1040e7dfe4c07c8e611e37f3868b1c16b5095da3.png", 200),
+        (
+            "1",
+            "GET",
+            "https://testerhome.com/assets/big_logo-cd32144f74c18746f3dce33e1040e7dfe4c07c8e611e37f3868b1c16b5095da3.png",
+            200,
+        ),
         ("2", "POST", "https://testerhome.com/account/sign_in", 200),
         ("3", "GET", "https://testerhome.com/", 200),
     ],
