@@ -67,6 +67,9 @@ def _entry(entry: Any, number: int, file: str) -> HttpCall:
         status_code = None
     duration = optional_number(entry.get("time"), file, f"{where}.time")
     extra = {k: v for k, v in entry.items() if k not in _KNOWN_ENTRY_KEYS}
+    redirect = response.get("redirectURL")
+    if isinstance(redirect, str) and redirect:
+        extra["redirectURL"] = check_url(redirect, file, f"{where}.response.redirectURL")  # a Location's stand-in
     check_shape(extra, file, where)
     return build_call(
         dict(

@@ -3,6 +3,8 @@ page offers; both reach the dataflow (created ids, seen values) and the checker'
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from rlauto_core.checkers.views import http_view
 from rlauto_core.evidence import build_evidence
 from rlauto_core.forms import location_fields, location_of, scan_html
 from rlauto_core.forms.html import MAX_OFFERED
+from rlauto_core.importers import import_path
 from rlauto_core.package import invented_values
 from rlauto_core.package.dataflow import output_locations
 from rlauto_core.recording import HttpCall
@@ -59,9 +62,15 @@ def test_which_locations_count(value: str, status: int, expected: str | None) ->
     assert (location.path if location else None) == expected
 
 
-def test_the_har_redirect_url_stands_in_when_the_header_is_gone() -> None:
-    call = answer(None, extra={"redirectURL": f"{SITE}/tickets/77"})
-    assert location_fields(call) is not None and location_fields(call)["segments"]["1"] == "77"  # type: ignore[index]
+def test_the_har_redirect_url_stands_in_when_the_header_is_gone(tmp_path: Path) -> None:
+    entry = {"request": {"method": "POST", "url": f"{SITE}/tickets", "headers": []},
+             "response": {"status": 302, "headers": [], "redirectURL": "/tickets/77"}}  # fmt: skip
+    har = tmp_path / "sanitised.har"
+    har.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
+    [call] = import_path(har).http_calls
+    assert call.extra == {"redirectURL": "/tickets/77"}
+    fields = location_fields(call)
+    assert fields is not None and fields["segments"] == {"0": "tickets", "1": "77"}
 
 
 def test_a_location_on_another_host_names_that_sites_things_not_ours() -> None:
