@@ -12,8 +12,10 @@ from flows.cli.app import app, fail, load_settings
 from rlauto_core.errors import RlautoError
 
 if TYPE_CHECKING:
-    from rlauto_core.evidence import Evidence
-    from rlauto_core.recording import Recording
+    from collections.abc import Iterator
+
+    from rlauto_core.evidence import CallEvidence, Evidence
+    from rlauto_core.recording import Call, Recording
 
 
 def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upload_mb: float) -> dict[str, Any]:
@@ -46,6 +48,13 @@ def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upl
     }
 
 
+def _significant_writes(recording: Recording, evidence: Evidence) -> Iterator[tuple[CallEvidence, Call]]:
+    calls = recording.calls
+    for info in evidence.significant:
+        if info.state_changing:
+            yield info, calls[info.index]
+
+
 def _writes(recording: Recording, evidence: Evidence) -> list[dict[str, Any]]:
     """Each significant write by name (a form's route and fields), with where its answer points."""
     from rlauto_core.forms import location_of
@@ -53,11 +62,7 @@ def _writes(recording: Recording, evidence: Evidence) -> list[dict[str, Any]]:
     from rlauto_core.redact import redact_url
 
     found: list[dict[str, Any]] = []
-    calls = recording.calls
-    for info in evidence.significant:
-        if not info.state_changing:
-            continue
-        call = calls[info.index]
+    for info, call in _significant_writes(recording, evidence):
         write: dict[str, Any] = {"id": info.id, "name": info.name, "status": info.status, "failed": info.failed}
         location = location_of(call) if isinstance(call, HttpCall) else None
         if location is not None:
@@ -88,11 +93,8 @@ def _volatile(recording: Recording, evidence: Evidence) -> list[dict[str, str]]:
     from rlauto_core.package import input_locations, volatile_kind
 
     found: list[dict[str, str]] = []
-    calls = recording.calls
-    for info in evidence.significant:
-        if not info.state_changing:
-            continue
-        for loc in input_locations(calls[info.index]):
+    for info, call in _significant_writes(recording, evidence):
+        for loc in input_locations(call):
             kind = volatile_kind(loc.path, loc.value) if loc.root != "segment" else None
             if kind is not None:
                 found.append({"call_id": info.id, "field": f"{loc.root}.{loc.path}", "kind": kind})

@@ -44,7 +44,7 @@ def _build(recording: Recording) -> Evidence:
                         "id": call.id,
                         "index": index,
                         "kind": "http",
-                        "name": form_write_name(call) or call.name,
+                        "name": form_write_name(call) or call.name,  # a form by its route and fields
                         "state_changing": http_is_state_changing(call),
                         "significant": noise is None,
                         "noise_category": noise,

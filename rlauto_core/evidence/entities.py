@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import EntityRef
-from rlauto_core.forms import form_fields
+from rlauto_core.forms import read_fields
 from rlauto_core.recording import HttpCall, ToolCall
 
 # Words that end in "id" without naming an id (`grid` is not a `grId`).
@@ -154,7 +154,7 @@ def http_entities(call: HttpCall) -> list[EntityRef]:
             _collect(payload, refs)
     elif body:
         # form fields nest like a JSON body: `ticket[queue_id]=7` names queueId 7
-        fields = form_fields(body, call.request_body_encoding, call.header("content-type"))
+        fields = read_fields(body, call.request_body_encoding, call.header("content-type"))
         if fields is not None:
             _collect(fields, refs)
     return _unique(refs)

@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from rlauto_core.evidence.classify import name_tokens
-from rlauto_core.forms import WRITE_METHODS, effective_method, field_names, is_navigation, is_prefetch
+from rlauto_core.forms import WRITE_METHODS, effective_method, field_names, page_load
 from rlauto_core.recording import HttpCall, ToolCall
 
 _MCP_EXACT: dict[str, str] = {
@@ -100,10 +100,9 @@ def http_noise_category(call: HttpCall) -> str | None:
         # a form posted as a page navigation is a write like any other (not a page load)
         if by_type and not (by_type == "document" and effective_method(call) in WRITE_METHODS):
             return by_type
-    if method == "GET" and is_prefetch(call):
-        return "prefetch"
-    if method == "GET" and is_navigation(call):
-        return "document"  # a Turbo Drive visit or an htmx-boosted link: a page load made with fetch
+    loaded = page_load(call) if method == "GET" else None
+    if loaded is not None:
+        return loaded  # a prefetch, or a Turbo Drive visit / htmx-boosted link: a page load made with fetch
     by_extension, static, analytics, beacon, auth = _by_location(call.host, call.path)
     if by_extension:
         return by_extension

@@ -13,7 +13,7 @@ from typing import Any
 
 from rlauto_core.evidence.models import CallEvidence, Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
-from rlauto_core.forms import answer_page, form_fields, location_of
+from rlauto_core.forms import answer_page, location_of, read_fields
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 from rlauto_core.redact import is_secret_field, redact_body, redact_json, redact_text, redact_url
 
@@ -105,7 +105,7 @@ def _json_or_text(body: str | None) -> Any:
 
 def _request_body(call: HttpCall) -> Any:
     """A form reads like the JSON body it stands for: fields nested by name, files summarised."""
-    fields = form_fields(call.request_body, call.request_body_encoding, call.header("content-type"))
+    fields = read_fields(call.request_body, call.request_body_encoding, call.header("content-type"))
     if fields is not None:
         return redact_json(fields)
     return _json_or_text(redact_body(call.request_body)) if call.request_body_encoding == "text" else "<binary>"

@@ -2,7 +2,7 @@
 partial-page loads, navigations), the Location and HTML values of answers, why a form write
 failed, and a form write's name. Pure; imports nothing of the other stages."""
 
-from rlauto_core.forms.bodies import form_fields, form_kind
+from rlauto_core.forms.bodies import form_fields, form_kind, read_fields
 from rlauto_core.forms.failures import WRITE_METHODS, failure_reasons
 from rlauto_core.forms.html import HtmlPage, answer_page, is_html, scan_html
 from rlauto_core.forms.locations import Location, location_fields, location_of
@@ -11,9 +11,8 @@ from rlauto_core.forms.outputs import answer_outputs
 from rlauto_core.forms.traffic import (
     TURBO_STREAM,
     effective_method,
-    is_navigation,
     is_partial_page,
-    is_prefetch,
+    page_load,
     polling,
 )
 
@@ -31,12 +30,12 @@ __all__ = [
     "form_kind",
     "form_write_name",
     "is_html",
-    "is_navigation",
     "is_partial_page",
     "is_plumbing",
-    "is_prefetch",
     "location_fields",
     "location_of",
+    "page_load",
     "polling",
+    "read_fields",
     "scan_html",
 ]

@@ -42,11 +42,15 @@ def form_kind(content_type: str | None, body: str = "") -> FormKind | None:
 
 
 def form_fields(body: str | None, encoding: str = "text", content_type: str | None = None) -> dict[str, Any] | None:
-    """The fields of a form body; None when the body is no form (or a form over the limits)."""
-    if not body:
-        return None
-    fields = _fields(body, encoding, content_type)
+    """The fields of a form body, the caller's own copy; None when the body is no form (or a form
+    over the limits)."""
+    fields = read_fields(body, encoding, content_type)
     return copy.deepcopy(fields) if fields is not None else None
+
+
+def read_fields(body: str | None, encoding: str = "text", content_type: str | None = None) -> dict[str, Any] | None:
+    """`form_fields` without the copy, for callers that only read (the parse is cached and shared)."""
+    return _fields(body, encoding, content_type) if body else None
 
 
 @lru_cache(maxsize=64)  # evidence, dataflow and checkers read the same body many times

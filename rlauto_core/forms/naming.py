@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rlauto_core.forms.bodies import form_fields, form_kind
+from rlauto_core.forms.bodies import form_kind, read_fields
 from rlauto_core.forms.traffic import effective_method
 from rlauto_core.forms.urlencoded import parse_urlencoded
 from rlauto_core.recording import HttpCall
@@ -49,7 +49,7 @@ def field_names(call: HttpCall) -> list[str] | None:
     """The names the person's fields were sent under, in order, once each; None when no form."""
     body = call.request_body
     content_type = call.header("content-type")
-    fields = form_fields(body, call.request_body_encoding, content_type)
+    fields = read_fields(body, call.request_body_encoding, content_type)
     if body is None or fields is None:
         return None
     pairs = None

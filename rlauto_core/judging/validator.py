@@ -15,7 +15,7 @@ from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
 from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.forms import form_fields
+from rlauto_core.forms import read_fields
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 from rlauto_core.package.answer_task import nothing_to_check
 from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
@@ -284,7 +284,7 @@ def _strings(node: object, out: list[str]) -> None:
         if node.lstrip()[:1] in ("{", "["):  # bodies hold JSON: their values, unescaped
             with contextlib.suppress(ValueError):
                 _strings(json.loads(node), out)
-        elif "=" in node and (fields := form_fields(node)) is not None:  # form bodies: their values, decoded
+        elif "=" in node and (fields := read_fields(node)) is not None:  # form bodies: their values, decoded
             _strings(fields, out)
     elif node is not None and not isinstance(node, bool):
         out.append(str(node))
