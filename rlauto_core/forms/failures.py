@@ -42,10 +42,11 @@ def _reason(call: HttpCall, after: list[HttpCall]) -> str | None:
     if 300 <= status < 400:
         return _redirect_reason(call, after)
     page = answer_page(call)
-    if page is None or not page.invalid:
+    # the form again, with errors: a 4xx says it failed anyway, a 2xx fails only when it is the
+    # submitted form (an error page without a form says nothing a status does not)
+    if page is None or not page.invalid or not page.has_form:
         return None
-    # a 2xx answer fails only when it is the submitted form again; a 4xx fails whatever it holds
-    if status < 400 and not (page.has_form and _is_form(call)):
+    if status < 400 and not _is_form(call):
         return None
     return _errors(page, "the form came back with errors")
 

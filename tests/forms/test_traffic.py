@@ -126,6 +126,7 @@ def test_form_failures_carry_the_forms_errors_as_their_reason() -> None:
         call("200", "POST", "/crm/calls/add/", 200, body="follow_up=06%2F02%2F2026", answer=DJANGO),
         call("ok", "POST", "/crm/calls/add/", 200, body="follow_up=2026-06-02", answer="<html><p>Saved</p></html>"),
         call("500", "POST", "/crm/calls/add/", 500, body="a=1", answer="oops"),
+        call("403", "POST", "/crm/calls/add/", 403, body="a=1", answer='<div class="alert-danger">Not allowed</div>'),
         call(
             "login",
             "POST",
@@ -153,6 +154,7 @@ def test_form_failures_carry_the_forms_errors_as_their_reason() -> None:
     assert info["200"].failed and info["200"].failure == "the form came back with errors: Enter a valid date."
     assert not info["ok"].failed and info["ok"].failure is None  # a 200 page with no errors is a success
     assert info["500"].failed and info["500"].failure is None  # the status says it all
+    assert info["403"].failed and info["403"].failure is None  # an error page, no form came back
     assert (
         info["login"].failed
         and info["login"].failure == "redirected to sign-in (/users/sign_in): the session had ended"
