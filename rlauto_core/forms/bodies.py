@@ -11,9 +11,9 @@ import base64
 import binascii
 import copy
 import re
-from functools import lru_cache
 from typing import Any, Literal
 
+from rlauto_core.forms.memo import SizedCache
 from rlauto_core.forms.multipart import FilePart, boundary_of, parse_multipart
 from rlauto_core.forms.names import nest
 from rlauto_core.forms.urlencoded import charset_of, looks_urlencoded, parse_urlencoded
@@ -22,6 +22,8 @@ from rlauto_core.forms.urlencoded import charset_of, looks_urlencoded, parse_url
 # fields); multipart bodies carry files, so they are read up to the importer's own limit.
 MAX_URLENCODED_CHARS = 2_000_000
 MAX_MULTIPART_BYTES = 64 * 2**20
+# evidence, dataflow, checkers and the validator read the same body many times
+_PARSED: SizedCache[dict[str, Any] | None] = SizedCache(max_chars=16 * 2**20)
 FormKind = Literal["urlencoded", "multipart"]
 # what the HAR importer writes for a file part it has only the name of (`postData.params`)
 _NAMED_FILE = re.compile(r"^<file (.{1,1000})>$", re.DOTALL)
@@ -50,10 +52,11 @@ def form_fields(body: str | None, encoding: str = "text", content_type: str | No
 
 def read_fields(body: str | None, encoding: str = "text", content_type: str | None = None) -> dict[str, Any] | None:
     """`form_fields` without the copy, for callers that only read (the parse is cached and shared)."""
-    return _fields(body, encoding, content_type) if body else None
+    if not body:
+        return None
+    return _PARSED.get((body, encoding, content_type), len(body), lambda: _fields(body, encoding, content_type))
 
 
-@lru_cache(maxsize=64)  # evidence, dataflow and checkers read the same body many times
 def _fields(body: str, encoding: str, content_type: str | None) -> dict[str, Any] | None:
     charset = charset_of(content_type)
     raw: bytes | None = None

@@ -14,10 +14,10 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from rlauto_core.forms.memo import SizedCache
 from rlauto_core.recording import HttpCall
 
 MAX_HTML_CHARS = 2_000_000
@@ -39,6 +39,7 @@ _ERROR_BOXES = frozenset(
 _INVALID_FIELDS = frozenset(["field_with_errors", "is-invalid", "has-error", "input-validation-error"])
 _DOM_ID = re.compile(r"^[a-z][a-z_]*_(\d+)$")
 _SKIPPED_INPUTS = frozenset(["password", "file"])
+_SCANNED: SizedCache[HtmlPage] = SizedCache(max_chars=32 * 2**20)  # dataflow reads a page many times
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,12 @@ def answer_page(call: HttpCall) -> HtmlPage | None:
     return scan_html(body, call.host)
 
 
-@lru_cache(maxsize=512)  # dataflow asks for the same pages many times per package
 def scan_html(text: str, host: str = "") -> HtmlPage:
     """The page's title, offered values and form errors; `host` tells its own links from others'."""
+    return _SCANNED.get((text, host), len(text), lambda: _scanned(text, host))
+
+
+def _scanned(text: str, host: str) -> HtmlPage:
     scan = _Scan(host)
     text = text[:MAX_HTML_CHARS]
     for count, match in enumerate(_TAG.finditer(text)):

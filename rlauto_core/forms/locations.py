@@ -58,10 +58,14 @@ def location_header(call: HttpCall) -> str | None:
 
 def location_of(call: HttpCall) -> Location | None:
     value = location_header(call)
-    return _resolved(call.url, value.strip()) if value else None
+    if not value:
+        return None
+    # URLs may be 1 MiB long: only short ones are kept in the cache
+    value = value.strip()
+    short = len(call.url) <= MAX_LOCATION_CHARS and len(value) <= MAX_LOCATION_CHARS
+    return (_resolved_cached if short else _resolved)(call.url, value)
 
 
-@lru_cache(maxsize=4096)
 def _resolved(base: str, value: str) -> Location | None:
     """None for what no browser would follow: too long, control characters, not http(s), unparsable."""
     if len(value) > MAX_LOCATION_CHARS or _UNSAFE.search(value):
@@ -83,6 +87,9 @@ def _resolved(base: str, value: str) -> Location | None:
         fragment=parts.fragment,
         same_host=host is not None and host == base_host,
     )
+
+
+_resolved_cached = lru_cache(maxsize=4096)(_resolved)
 
 
 def location_fields(call: HttpCall) -> dict[str, Any] | None:

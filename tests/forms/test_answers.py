@@ -161,3 +161,17 @@ def test_a_checker_ties_a_later_write_to_the_location_of_the_write_that_made_it(
     wrong = score(package(checkers), attempt(create, other))
     assert not wrong.rubrics[1].passed and "location.segments.1" in wrong.rubrics[1].reason
     assert http_view(answer(None, status=200), 0).fields["location"].__class__.__name__ == "_Missing"
+
+
+def test_parses_are_cached_by_how_much_text_they_hold_not_kept_forever() -> None:
+    """A worker packages recording after recording: the caches of pages and bodies stay bounded."""
+    from rlauto_core.forms.memo import SizedCache
+
+    cache: SizedCache[int] = SizedCache(max_chars=100)
+    made: list[str] = []
+    for key in ("a" * 40, "b" * 40, "c" * 40, "a" * 40):
+        cache.get(key, len(key), lambda key=key: made.append(key) or len(made))  # type: ignore[func-returns-value]
+    # `a` went out when `c` came in, `b` when `a` came back: 80 characters held, never over 100
+    assert made == ["a" * 40, "b" * 40, "c" * 40, "a" * 40]
+    assert cache.get("c" * 40, 40, lambda: -1) == 3 and cache.get("b" * 40, 40, lambda: -1) == -1
+    assert cache.get("x" * 101, 101, lambda: 7) == 7 and cache.get("x" * 101, 101, lambda: 8) == 8  # too big to keep
