@@ -16,6 +16,7 @@ from typing import Any
 # Deeper names are refused, as Rack (100) and PHP (`max_input_nesting_level` 64) refuse them.
 MAX_DEPTH = 32
 _PART = re.compile(r"\[([^\[\]]*)\]|\.([^.\[\]]+)")
+_POSITION = re.compile(r"0|[1-9][0-9]{0,8}")  # ASCII digits only: `²` is no position
 
 
 class ShapeConflict(ValueError):
@@ -52,8 +53,7 @@ def nest(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
             _place(root, path, value)
     except ShapeConflict:
         return flat(pairs)
-    listed: dict[str, Any] = _listed(root)
-    return listed
+    return {key: _listed(value) for key, value in root.items()}  # the top level stays named fields
 
 
 def flat(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
@@ -120,7 +120,7 @@ def _listed(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     items = {k: _listed(v) for k, v in value.items()}
-    if items and all(k.isdigit() and (k == "0" or not k.startswith("0")) for k in items):
+    if items and all(_POSITION.fullmatch(k) for k in items):
         indexes = sorted(int(k) for k in items)
         if indexes == list(range(len(indexes))):
             return [items[str(i)] for i in indexes]

@@ -69,6 +69,13 @@ def test_nested_names_repeated_names_and_rows_nest_like_json() -> None:
     }
 
 
+def test_the_top_level_stays_named_and_only_ascii_digits_are_positions() -> None:
+    """Found by the property test: a form `0=` is a field named "0", not a list; `²` no index."""
+    assert nest([("0", ""), ("1", "x")]) == {"0": "", "1": "x"}
+    assert nest([("a[²]", "x"), ("a[0]", "y")]) == {"a": {"²": "x", "0": "y"}}
+    assert nest([("a[0]", "x"), ("a[01]", "y")]) == {"a": {"0": "x", "01": "y"}}  # `01` is a key
+
+
 def test_names_that_disagree_on_shape_keep_the_form_flat_and_lose_nothing() -> None:
     assert nest([("a", "1"), ("a[b]", "2"), ("c", "3")]) == {"a": "1", "a[b]": "2", "c": "3"}
 
