@@ -48,6 +48,11 @@ HIDDEN = {"item"}  # reached by selecting a row or by a link, never from the men
 DEFAULT = "overview"
 
 
+def page_paths() -> list[str]:
+    """The URL paths of the pages other than the default one (which is `/`)."""
+    return [url_path for entries in SECTIONS.values() for url_path, _title, _icon in entries if url_path != DEFAULT]
+
+
 def page_file(url_path: str) -> Path:
     """The script of a page (tests hand it to `AppTest.switch_page`)."""
     return PAGES_DIR / f"{url_path}.py"

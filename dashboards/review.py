@@ -25,6 +25,8 @@ from dashboards.repository import Repository, cache_dir_from_environment
 from rlauto_core.config import Settings
 from rlauto_core.redact import Redactor
 
+FAVICON = "🔎"
+
 
 def _follow_link(pages: dict[str, StreamlitPage], landed: StreamlitPage) -> None:
     """`/?job=...&item=...` (links from the CLI or the Prefect UI) opens that item's page."""
@@ -50,7 +52,9 @@ def main(
     agent_launcher: AgentLauncher | None = None,
     memory: MemoryLauncher | None = None,
 ) -> None:
-    st.set_page_config(page_title="RL-Auto review", layout="wide")
+    # an emoji icon is drawn in the page itself; a page's material icon as favicon would be
+    # fetched from a font CDN (a failed name lookup on a machine without internet)
+    st.set_page_config(page_title="RL-Auto review", page_icon=FAVICON, layout="wide")
     if not auth.gate():
         return
     settings = settings or settings_or_error()

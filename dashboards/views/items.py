@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Final, get_args
 
 import pandas as pd
 import streamlit as st
@@ -15,6 +15,9 @@ from rlauto_core.redact import Redactor
 from rlauto_core.store import REVIEW_DECISIONS
 
 PAGE_SIZES = (25, 50, 100)
+# the filters, sort and page outlive the page switch to an item: browser Back (or "All items")
+# returns to the same filtered page; a new session (a reload) starts from the defaults
+KEPT: Final = "session"
 TABLE = "items_table"
 # bumped whenever a row opens an item, so the table comes back unselected (a new widget key)
 GENERATION = "items_table_generation"
@@ -28,22 +31,22 @@ def _query_from_widgets(repository: Repository) -> ItemQuery:
     choices = repository.filter_choices()
     with st.expander("Filters", expanded=False, icon=":material/filter_list:"):  # the table first
         c1, c2, c3 = st.columns(3)
-        jobs = c1.multiselect("Job", choices.job_ids, key="f_job")
-        statuses = c2.multiselect("Status", choices.statuses, key="f_status")
-        verdicts = c3.multiselect("Verdict", choices.verdicts, key="f_verdict")
+        jobs = c1.multiselect("Job", choices.job_ids, key="f_job", persist_state=KEPT)
+        statuses = c2.multiselect("Status", choices.statuses, key="f_status", persist_state=KEPT)
+        verdicts = c3.multiselect("Verdict", choices.verdicts, key="f_verdict", persist_state=KEPT)
         c4, c5, c6 = st.columns(3)
-        modes = c4.multiselect("Mode", choices.modes, key="f_mode")
-        profiles = c5.multiselect("Rule profile", choices.rule_profiles, key="f_profile")
-        flags = c6.multiselect("Flag codes (any)", choices.flag_codes, key="f_flags")
+        modes = c4.multiselect("Mode", choices.modes, key="f_mode", persist_state=KEPT)
+        profiles = c5.multiselect("Rule profile", choices.rule_profiles, key="f_profile", persist_state=KEPT)
+        flags = c6.multiselect("Flag codes (any)", choices.flag_codes, key="f_flags", persist_state=KEPT)
         c7, c8 = st.columns(2)
-        decisions = c7.multiselect("Reviewer decision", [*REVIEW_DECISIONS, UNREVIEWED], key="f_decision")
-        low, high = c8.slider("Score range", 0, 12, (0, 12), key="f_score")
-        text = st.text_input("Search in instruction", key="f_text")
+        decisions = c7.multiselect("Reviewer decision", [*REVIEW_DECISIONS, UNREVIEWED], key="f_decision", persist_state=KEPT)
+        low, high = c8.slider("Score range", 0, 12, (0, 12), key="f_score", persist_state=KEPT)
+        text = st.text_input("Search in instruction", key="f_text", persist_state=KEPT)
     c9, c10, c11, c12 = st.columns(4)
-    sort = c9.selectbox("Sort by", get_args(SortKey), key="f_sort")
-    descending = c10.checkbox("Descending", value=True, key="f_desc")
-    page_size = c11.selectbox("Page size", PAGE_SIZES, key="f_page_size")
-    page = c12.number_input("Page", min_value=1, value=1, step=1, key="f_page")
+    sort = c9.selectbox("Sort by", get_args(SortKey), key="f_sort", persist_state=KEPT)
+    descending = c10.checkbox("Descending", value=True, key="f_desc", persist_state=KEPT)
+    page_size = c11.selectbox("Page size", PAGE_SIZES, key="f_page_size", persist_state=KEPT)
+    page = c12.number_input("Page", min_value=1, value=1, step=1, key="f_page", persist_state=KEPT)
     full_range = (low, high) == (0, 12)  # the untouched slider also keeps items with no score
     return ItemQuery(
         job_ids=tuple(jobs),

@@ -12,8 +12,9 @@ import typer
 from flows.cli.app import app, fail
 
 PROJECT = Path(__file__).resolve().parents[2]
-# the app with its launchers (dashboard_app.py hands review.py's `main` what starts runs)
-REVIEW_APP = PROJECT / "flows" / "cli" / "dashboard_app.py"
+# the app with its launchers (dashboard_app.py hands review.py's `main` what starts runs), served
+# as a Streamlit App whose page URLs name the server's root (dashboard_server.py)
+REVIEW_APP = PROJECT / "flows" / "cli" / "dashboard_server.py"
 PASSWORD_ENV = "RLAUTO_DASHBOARD_PASSWORD"
 
 

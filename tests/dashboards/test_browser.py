@@ -1,30 +1,26 @@
 """A real browser: `rlauto dashboard` on loopback, headless Chromium opens an item by selecting
-its row and reviews it; links open an item; the new pages are photographed."""
+its row and reviews it; Back returns to the filtered Items page; links open an item; the new
+pages are photographed. Every test here fails on a browser console problem
+(`tests/dashboards/browser.py`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dashboards.navigation import page_paths
 from dashboards.repository import Repository
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.apptest_support import served_dashboard
+from tests.dashboards.browser import chromium_page
+from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item
 
-CHROMIUM = "/usr/bin/chromium"
 ROW_HEIGHT = 35  # Streamlit's data grid rows, header included
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture
@@ -50,34 +46,27 @@ def select_first_row(page: Any) -> None:
 def test_a_reviewer_opens_an_item_and_submits_a_review_in_chromium(
     dashboard_url: str, filled_storage: FsspecStorage, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60_000)
-            expect.set_options(timeout=60_000)  # a loaded 2-core machine renders slowly
-            page.goto(dashboard_url)
-            expect(page.get_by_text("Tokens spent")).to_be_visible()
-            page.locator('[data-testid="stSidebar"]').get_by_text("Items", exact=True).click()
-            expect(page.get_by_text("6 items match")).to_be_visible()
-            assert page.get_by_role("button", name="Open item").count() == 0  # the row is the way in
-            select_first_row(page)  # newest first: it-canary
-            expect(page.get_by_role("heading", name="Item it-canary")).to_be_visible()
-            expect(page.get_by_text("rename the board 'Q3 plan' to 'Q4 plan'").first).to_be_visible()
-            assert page.url == f"{dashboard_url}/item?job=job-b&item=it-canary"  # a link to share
-            page.screenshot(path=str(tmp_path / "item.png"))
-            page.get_by_role("tab", name="Review").click()
-            page.get_by_text("reject", exact=True).click()
-            page.get_by_label("Reviewer").fill("Chromium Reviewer")
-            page.get_by_label("Comment").fill("checker for rubric 2 is too loose")
-            page.get_by_role("button", name="Submit review").click()
-            expect(page.get_by_text("Recorded: reject by Chromium Reviewer")).to_be_visible()
-            page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
-            body = page.content()
-        finally:
-            browser.close()
+    with chromium_page() as page:
+        page.goto(dashboard_url)
+        expect(page.get_by_text("Tokens spent")).to_be_visible()
+        page.locator('[data-testid="stSidebar"]').get_by_text("Items", exact=True).click()
+        expect(page.get_by_text("6 items match")).to_be_visible()
+        assert page.get_by_role("button", name="Open item").count() == 0  # the row is the way in
+        select_first_row(page)  # newest first: it-canary
+        expect(page.get_by_role("heading", name="Item it-canary")).to_be_visible()
+        expect(page.get_by_text("rename the board 'Q3 plan' to 'Q4 plan'").first).to_be_visible()
+        assert page.url == f"{dashboard_url}/item?job=job-b&item=it-canary"  # a link to share
+        page.screenshot(path=str(tmp_path / "item.png"))
+        page.get_by_role("tab", name="Review").click()
+        page.get_by_text("reject", exact=True).click()
+        page.get_by_label("Reviewer").fill("Chromium Reviewer")
+        page.get_by_label("Comment").fill("checker for rubric 2 is too loose")
+        page.get_by_role("button", name="Submit review").click()
+        expect(page.get_by_text("Recorded: reject by Chromium Reviewer")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
+        body = page.content()
     for canary in ("CANARY-AUTH", "CANARY-COOKIE", "CANARY-APIKEY"):
         assert canary not in body
     item = Repository(filled_storage.url, refresh_seconds=0).get_item("job-b", "it-canary")
@@ -94,32 +83,81 @@ def test_a_reviewer_opens_an_item_and_submits_a_review_in_chromium(
 def test_links_open_an_item_and_the_pages_are_photographed_in_chromium(dashboard_url: str, tmp_path: Path) -> None:
     """`/item?job=...&item=...` and the older `/?job=...&item=...` open the item; the overview and
     the item's judge loop are photographed (into RLAUTO_SCREENSHOTS when set: docs/img is made so)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     shots = Path(os.environ.get("RLAUTO_SCREENSHOTS") or tmp_path)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1120})
-            page.set_default_timeout(60_000)
-            expect.set_options(timeout=60_000)
-            page.goto(dashboard_url)
-            expect(page.get_by_text("Best total score per item, by job")).to_be_visible()  # the chart's title
-            expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2)
-            page.wait_for_timeout(1500)  # the charts animate in
-            page.screenshot(path=str(shots / "overview.png"))
-            page.goto(f"{dashboard_url}/item?job=job-a&item=it-pass")
-            expect(page.get_by_role("heading", name="Item it-pass")).to_be_visible()
-            page.get_by_role("tab", name="Judge loop").click()
-            expect(page.get_by_text("Judge dimensions per iteration")).to_be_visible()
-            page.wait_for_timeout(1500)
-            page.screenshot(path=str(shots / "item.png"))
-            page.get_by_role("tab", name="Compare iterations").click()
-            expect(page.get_by_text("differences from iteration 1 to 2")).to_be_visible()
-            page.goto(f"{dashboard_url}/?job=job-b&item=it-unicode")
-            expect(page.get_by_role("heading", name="Item it-unicode")).to_be_visible()
-            expect(page).to_have_url(f"{dashboard_url}/item?job=job-b&item=it-unicode")
-        finally:
-            browser.close()
+    with chromium_page(1280, 1120) as page:
+        page.goto(dashboard_url)
+        expect(page.get_by_text("Best total score per item, by job")).to_be_visible()  # the chart's title
+        expect(page.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2)
+        page.wait_for_timeout(1500)  # the charts animate in
+        page.screenshot(path=str(shots / "overview.png"))
+        page.goto(f"{dashboard_url}/item?job=job-a&item=it-pass")
+        expect(page.get_by_role("heading", name="Item it-pass")).to_be_visible()
+        page.get_by_role("tab", name="Judge loop").click()
+        expect(page.get_by_text("Judge dimensions per iteration")).to_be_visible()
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(shots / "item.png"))
+        page.get_by_role("tab", name="Compare iterations").click()
+        expect(page.get_by_text("differences from iteration 1 to 2")).to_be_visible()
+        page.goto(f"{dashboard_url}/?job=job-b&item=it-unicode")
+        expect(page.get_by_role("heading", name="Item it-unicode")).to_be_visible()
+        expect(page).to_have_url(f"{dashboard_url}/item?job=job-b&item=it-unicode")
     for name in ("overview.png", "item.png"):
         assert (shots / name).stat().st_size > 10_000
+
+
+@pytest.fixture
+def bulk_dashboard_url(filled_storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
+    """The sample index plus 30 items of job-c (two pages of 25 once filtered to them)."""
+    for n in range(30):
+        write_item(filled_storage, ItemSpec("job-c", f"bulk-{n:02d}", f"bulk item {n:02d}",
+                                            finished_at=BASE_TIME + timedelta(hours=1, minutes=n)))  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "RLAUTO_DASHBOARD_PASSWORD"}
+    with served_dashboard(filled_storage.url, tmp_path / "dashboard.log", env) as url:
+        yield url
+
+
+@pytest.mark.slow
+def test_back_from_an_item_returns_to_the_filtered_page_in_chromium(bulk_dashboard_url: str) -> None:
+    from playwright.sync_api import expect
+
+    with chromium_page() as page:
+        page.goto(f"{bulk_dashboard_url}/items")
+        expect(page.get_by_text("36 items match · page 1 of 2")).to_be_visible()
+        page.get_by_text("Filters", exact=True).click()
+        search = page.get_by_label("Search in instruction")
+        search.fill("bulk")
+        search.press("Enter")
+        expect(page.get_by_text("30 items match · page 1 of 2")).to_be_visible()
+        number = page.get_by_label("Page", exact=True)
+        number.fill("2")
+        number.press("Enter")
+        expect(page.get_by_text("30 items match · page 2 of 2")).to_be_visible()
+        select_first_row(page)  # newest first: page 2 starts at bulk-04
+        expect(page.get_by_role("heading", name="Item bulk-04")).to_be_visible()
+        page.go_back()
+        expect(page.get_by_text("30 items match · page 2 of 2")).to_be_visible()
+        expect(page.get_by_label("Page", exact=True)).to_have_value("2")
+        page.get_by_text("Filters", exact=True).click()
+        expect(page.get_by_label("Search in instruction")).to_have_value("bulk")
+        select_first_row(page)
+        expect(page.get_by_role("heading", name="Item bulk-04")).to_be_visible()
+        page.get_by_role("button", name="All items").click()  # the page's own way back keeps them too
+        expect(page.get_by_text("30 items match · page 2 of 2")).to_be_visible()
+
+
+@pytest.mark.slow
+def test_every_page_opened_by_its_url_leaves_the_console_clean_in_chromium(dashboard_url: str) -> None:
+    """Each page loaded afresh (a link, a reload): no 404 while the page finds its server, no
+    favicon fetched from a font CDN, nothing asked of any host but this one (`chromium_page`
+    fails the test on any of these)."""
+    from playwright.sync_api import expect
+
+    with chromium_page() as page:
+        for url_path in ["", *page_paths()]:  # "": the default page (Overview)
+            query = "?job=job-a&item=it-pass" if url_path == "item" else ""
+            page.goto(f"{dashboard_url}/{url_path}{query}")
+            expect(page.get_by_role("button", name="Reload index")).to_be_visible()
+            page.wait_for_load_state("networkidle")
+            expect(page).to_have_url(f"{dashboard_url}/{url_path}{query}")

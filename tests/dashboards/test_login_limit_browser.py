@@ -13,7 +13,7 @@ import pytest
 
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.apptest_support import served_dashboard
-from tests.dashboards.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.dashboards.browser import chromium_page
 
 PASSWORD = "correct horse battery"
 
@@ -37,25 +37,18 @@ def _sign_in(page: Any, password: str) -> None:
 
 @pytest.mark.slow
 def test_the_wait_survives_a_reload_in_chromium(guarded_dashboard: str, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.set_default_timeout(60_000)
-            expect.set_options(timeout=60_000)
-            page.goto(guarded_dashboard)
-            for attempt in range(5):
-                _sign_in(page, f"guess-{attempt}")
-                expect(page.get_by_text("Wrong password.")).to_be_visible()
-            expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
-            expect(page.get_by_text("wait 60 s")).to_be_visible()
-            page.reload()
-            expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
-            _sign_in(page, PASSWORD)
-            expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
-            page.screenshot(path=str(tmp_path / "locked.png"))
-            assert page.get_by_text("Tokens spent").count() == 0, "signed in during the wait"
-        finally:
-            browser.close()
+    with chromium_page(1200, 900) as page:
+        page.goto(guarded_dashboard)
+        for attempt in range(5):
+            _sign_in(page, f"guess-{attempt}")
+            expect(page.get_by_text("Wrong password.")).to_be_visible()
+        expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
+        expect(page.get_by_text("wait 60 s")).to_be_visible()
+        page.reload()
+        expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
+        _sign_in(page, PASSWORD)
+        expect(page.get_by_text("Too many wrong passwords")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "locked.png"))
+        assert page.get_by_text("Tokens spent").count() == 0, "signed in during the wait"

@@ -12,8 +12,8 @@ import pytest
 from rlauto_core.agent import Draft, DraftStore, ExperienceLibrary
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.apptest_support import served_dashboard
+from tests.dashboards.browser import chromium_page
 from tests.dashboards.conftest import CANARY_API_KEY
-from tests.dashboards.test_browser import CHROMIUM, CHROMIUM_ARGS
 
 STEPS = [{"kind": "app_start", "package": "com.example.notes"}, {"kind": "click", "selector": {"text": "New note"}}]
 
@@ -37,41 +37,32 @@ def memory_dashboard(storage: FsspecStorage, tmp_path: Path) -> Iterator[str]:
 def test_a_person_deletes_a_suggested_recipe_and_confirms_a_draft_in_chromium(
     memory_dashboard: str, storage: FsspecStorage, tmp_path: Path
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     library = ExperienceLibrary(storage)
     [recipe] = library.all()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60_000)
-            expect.set_options(timeout=60_000)
-            page.goto(memory_dashboard)
-            sidebar = page.locator('[data-testid="stSidebar"]')
-            sidebar.get_by_text("Experience", exact=True).click()
-            expect(
-                page.get_by_text("The audit suggests deleting it (score 1/10): vague: names no element")
-            ).to_be_visible()
-            page.get_by_label("Your name (recorded with a keep or a delete)").fill("Chromium Person")
-            page.get_by_label("Your name (recorded with a keep or a delete)").press("Enter")
-            page.get_by_role("button", name="Delete", exact=True).click()
-            expect(page.get_by_role("button", name="Confirm delete")).to_be_visible()
-            assert library.get(recipe.id) is not None  # asked, not deleted
-            experience_page = page.content()
-            page.get_by_role("button", name="Confirm delete").click()
-            expect(page.get_by_text("Deleted: Photo somehow")).to_be_visible()
-            page.screenshot(path=str(tmp_path / "experience.png"), full_page=True)
-            sidebar.get_by_text("Designer", exact=True).click()
-            expect(page.get_by_text("Latest draft")).to_be_visible()
-            page.get_by_label("Your name (recorded with the confirmation)").fill("Chromium Person")
-            page.get_by_label("Your name (recorded with the confirmation)").press("Enter")
-            page.get_by_role("button", name="Confirm as a step task").click()
-            expect(page.get_by_text("Confirmed: task")).to_be_visible()
-            page.screenshot(path=str(tmp_path / "designer.png"), full_page=True)
-            designer_page = page.content()
-        finally:
-            browser.close()
+    with chromium_page(1400, 1000) as page:
+        page.goto(memory_dashboard)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("Experience", exact=True).click()
+        expect(page.get_by_text("The audit suggests deleting it (score 1/10): vague: names no element")).to_be_visible()
+        page.get_by_label("Your name (recorded with a keep or a delete)").fill("Chromium Person")
+        page.get_by_label("Your name (recorded with a keep or a delete)").press("Enter")
+        page.get_by_role("button", name="Delete", exact=True).click()
+        expect(page.get_by_role("button", name="Confirm delete")).to_be_visible()
+        assert library.get(recipe.id) is not None  # asked, not deleted
+        experience_page = page.content()
+        page.get_by_role("button", name="Confirm delete").click()
+        expect(page.get_by_text("Deleted: Photo somehow")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "experience.png"), full_page=True)
+        sidebar.get_by_text("Designer", exact=True).click()
+        expect(page.get_by_text("Latest draft")).to_be_visible()
+        page.get_by_label("Your name (recorded with the confirmation)").fill("Chromium Person")
+        page.get_by_label("Your name (recorded with the confirmation)").press("Enter")
+        page.get_by_role("button", name="Confirm as a step task").click()
+        expect(page.get_by_text("Confirmed: task")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "designer.png"), full_page=True)
+        designer_page = page.content()
     assert library.get(recipe.id) is None
     [task] = DraftStore(storage).all_tasks()
     assert (task.steps, task.confirmed_by) == (STEPS, "Chromium Person")
