@@ -18,6 +18,8 @@ DIMENSIONS = [d.value for d in Dimension]  # the judge's order, top to bottom
 LABELS = dict(zip(DIMENSION_COLUMNS, DIMENSIONS, strict=True))
 SCORES = list(range(13))  # every total 0-12 gets a slot, so gaps in a distribution show
 SCORE_COLOURS = alt.Scale(domain=[0, 1, 2], range=["#d94f4f", "#f2c14e", "#3a9e5f"])
+TOKENS_TITLE = "Pass rate and tokens over time"
+NO_MODEL_CALLS = "no model calls"
 
 
 def score_distribution(counts: Sequence[ScoreCount], redactor: Redactor) -> alt.Chart:
@@ -42,7 +44,9 @@ def score_distribution(counts: Sequence[ScoreCount], redactor: Redactor) -> alt.
     return chart
 
 
-def activity(points: Sequence[ActivityPoint]) -> alt.LayerChart:
+def activity(points: Sequence[ActivityPoint]) -> alt.LayerChart | alt.Chart:
+    """Finished items' pass rate per period as a line over the tokens they spent as bars; with no
+    tokens at all, the line alone and a subtitle saying so (an all-zero axis reads as a fault)."""
     frame = pd.DataFrame(
         [
             {"period": p.period, "items": p.items, "pass rate": round(p.pass_rate * 100, 1), "tokens": p.tokens_total}
@@ -50,16 +54,22 @@ def activity(points: Sequence[ActivityPoint]) -> alt.LayerChart:
         ],
         columns=["period", "items", "pass rate", "tokens"],
     )
-    base = alt.Chart(frame, title="Pass rate and tokens over time").encode(x=alt.X("period:T", title="finished"))
-    tokens = base.mark_bar(opacity=0.35, color="#6b8fd6").encode(
-        y=alt.Y("tokens:Q", title="tokens", axis=alt.Axis(titleColor="#6b8fd6")),
-        tooltip=["period:T", "items", "tokens"],
-    )
+    spent = bool((frame["tokens"] > 0).any())
+    title = alt.TitleParams(TOKENS_TITLE) if spent else alt.TitleParams(TOKENS_TITLE, subtitle=NO_MODEL_CALLS)
+    base = alt.Chart(frame, title=title).encode(x=alt.X("period:T", title="finished"))
     rate = base.mark_line(point=True, color="#3a9e5f", strokeWidth=3).encode(
         y=alt.Y("pass rate:Q", title="pass rate (%)", scale=alt.Scale(domain=[0, 100]),
                 axis=alt.Axis(titleColor="#3a9e5f")),
         tooltip=["period:T", "items", "pass rate"],
     )  # fmt: skip
+    if not spent:
+        alone: alt.Chart = rate.properties(height=280)
+        return alone
+    tokens = base.mark_bar(opacity=0.35, color="#6b8fd6").encode(
+        # whole tokens with thousands separators, never a tick between two integers
+        y=alt.Y("tokens:Q", title="tokens", axis=alt.Axis(format=",d", tickMinStep=1, titleColor="#6b8fd6")),
+        tooltip=["period:T", "items", alt.Tooltip("tokens:Q", format=",d")],
+    )
     layered: alt.LayerChart = alt.layer(tokens, rate).resolve_scale(y="independent").properties(height=280)
     return layered
 

@@ -39,7 +39,9 @@ def _query_from_widgets(repository: Repository) -> ItemQuery:
         profiles = c5.multiselect("Rule profile", choices.rule_profiles, key="f_profile", persist_state=KEPT)
         flags = c6.multiselect("Flag codes (any)", choices.flag_codes, key="f_flags", persist_state=KEPT)
         c7, c8 = st.columns(2)
-        decisions = c7.multiselect("Reviewer decision", [*REVIEW_DECISIONS, UNREVIEWED], key="f_decision", persist_state=KEPT)
+        decisions = c7.multiselect(
+            "Reviewer decision", [*REVIEW_DECISIONS, UNREVIEWED], key="f_decision", persist_state=KEPT
+        )
         low, high = c8.slider("Score range", 0, 12, (0, 12), key="f_score", persist_state=KEPT)
         text = st.text_input("Search in instruction", key="f_text", persist_state=KEPT)
     c9, c10, c11, c12 = st.columns(4)

@@ -54,6 +54,8 @@ def current_page(at: AppTest) -> str:
 def _titles(spec: Any) -> Iterator[str]:
     if isinstance(spec, dict):
         title = spec.get("title")
+        if isinstance(title, dict):  # a title with a subtitle
+            title = title.get("text")
         if isinstance(title, str):
             yield title
         for key in ("layer", "hconcat", "vconcat"):

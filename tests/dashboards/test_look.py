@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dashboards.package_diff import changes
 from dashboards.repository import Repository
-from rlauto_core.store.storage import FsspecStorage
+from rlauto_core.store.storage import FsspecStorage, open_storage
 from tests.dashboards.apptest_support import chart, dashboard, open_item_page, texts
 from tests.dashboards.index_builder import BASE_TIME, ItemSpec, item_dir, write_item
 
@@ -142,3 +144,30 @@ def test_the_overview_charts_follow_the_chosen_jobs(repository: Repository) -> N
     at.multiselect(key="chart_jobs").set_value([]).run()  # none chosen: every job
     _, [data] = chart(at, "Best total score per item, by job")
     assert set(data["job"]) == {"job-a", "job-b"}
+
+
+def _layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [part for part in spec.get("layer", [spec])]
+
+
+def test_the_token_axis_counts_whole_tokens_with_thousands_separators(repository: Repository) -> None:
+    at = dashboard(repository).run()
+    spec, _ = chart(at, "Pass rate and tokens over time")
+    [bars] = [layer for layer in _layers(spec) if layer["encoding"]["y"]["field"] == "tokens"]
+    axis = bars["encoding"]["y"]["axis"]
+    assert (axis["format"], axis["tickMinStep"]) == (",d", 1)  # 12,000, not 12000.000000 or 0.5
+    assert "subtitle" not in spec["layer"][0]["title"]
+
+
+def test_a_chart_of_jobs_without_model_calls_says_so_instead_of_a_zero_axis(tmp_path: Path) -> None:
+    storage = open_storage((tmp_path / "offline").as_uri())
+    for n in range(2):  # packaged offline: no token spent
+        write_item(storage, ItemSpec("job-offline", f"it-{n}", "an offline draft", tokens_prompt=0,
+                                     tokens_completion=0, finished_at=BASE_TIME + timedelta(minutes=n)))  # fmt: skip
+    at = dashboard(Repository(storage.url, refresh_seconds=0)).run()
+    spec, [data] = chart(at, "Pass rate and tokens over time")
+    assert list(data["tokens"]) == [0]
+    [line] = _layers(spec)
+    assert line["title"]["subtitle"] == "no model calls"
+    assert line["encoding"]["y"]["field"] == "pass rate"  # the pass rate alone, no token axis
+    assert "tokens" not in json.dumps([layer["encoding"]["y"] for layer in _layers(spec)])
