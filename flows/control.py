@@ -109,7 +109,8 @@ def watching(watch: BatchWatch) -> None:
 
 
 def stop_checker() -> Callable[[bool], bool]:
-    """A check, for an item's thread, that is True once the batch above this run is cancelled.
+    """A check, for an item's thread, that is True once the batch above this run is cancelled
+    (with no batch above it: once this run itself is).
 
     In the batch's process it reads the batch's `BatchWatch` (asking the API itself only when
     told `fresh`). Run by a worker through a deployment, it asks the API about the batch found
@@ -120,7 +121,7 @@ def stop_checker() -> Callable[[bool], bool]:
     context = FlowRunContext.get()
     parent_task = context.flow_run.parent_task_run_id if context and context.flow_run else None
     if parent_task is None:
-        return lambda fresh: False
+        return _own_stop_check(context)
     remote = BatchWatch(None)
 
     def stop_requested(fresh: bool) -> bool:
@@ -130,3 +131,10 @@ def stop_checker() -> Callable[[bool], bool]:
         return remote.check(fresh=True)
 
     return stop_requested
+
+
+def _own_stop_check(context: FlowRunContext | None) -> Callable[[bool], bool]:
+    """A run with no batch above it (a retry, a regenerate) stops when it is cancelled itself
+    (its job being deleted), asked between steps like a batch's items."""
+    own = context.flow_run.id if context and context.flow_run else None
+    return BatchWatch(str(own) if own else None).check

@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from flows import analyzer_key, runtime
 from rlauto_core.config import RunOptions, Settings
@@ -85,6 +86,11 @@ class PrefectLauncher:
 
         return regenerate_item(self.storage_url, job_id, item_id, comment)
 
+    def stop_job(self, job_id: str) -> list[str]:
+        from flows.job_stop import stop_job_runs
+
+        return stop_job_runs(job_id)
+
 
 def deployment_exists(name: str) -> bool:
     if not os.environ.get("PREFECT_API_URL"):
@@ -100,6 +106,19 @@ def deployment_exists(name: str) -> bool:
     return True
 
 
+def settle_cancelling(flow_run_id: UUID) -> None:
+    """A run of this process that ended while Cancelling (its job being deleted; the server
+    refuses any end but Cancelled) is Cancelled: no worker is there to say so."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.objects import StateType
+    from prefect.states import Cancelled
+
+    with get_client(sync_client=True) as client:
+        state = client.read_flow_run(flow_run_id).state
+        if state is not None and state.type is StateType.CANCELLING:
+            client.set_flow_run_state(flow_run_id, Cancelled(message="stopped: its job is being deleted"), force=True)
+
+
 def start_in_process(flow: Any, parameters: dict[str, object], tags: list[str], name: str) -> str:
     """Create the flow run first (so its id is known), then run it on a daemon thread."""
     from prefect.client.orchestration import get_client
@@ -111,6 +130,7 @@ def start_in_process(flow: Any, parameters: dict[str, object], tags: list[str], 
     def run() -> None:
         # the final state is the answer (a failed item ends its run Failed): nothing to raise here
         asyncio.run(run_flow(flow, flow_run=flow_run, parameters=parameters, return_type="state"))  # type: ignore[arg-type]
+        settle_cancelling(flow_run.id)
 
     # the thread must see this context's Prefect settings (API URL), not the import-time defaults
     context = contextvars.copy_context()

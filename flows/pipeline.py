@@ -8,6 +8,7 @@ async child flows under a semaphore of `concurrency`; across workers as `run_dep
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 from typing import Annotated, Any
@@ -201,7 +202,9 @@ async def package_batch(
             await asyncio.gather(*(one(i) for i in items))
     finally:
         watcher.cancel()
-    stopped = len(results) < len(items)  # a stop left some items unstarted
+    with contextlib.suppress(Exception):  # a cancel of the last seconds too: the server refuses Completed then
+        await watch.poll()
+    stopped = len(results) < len(items) or watch.stopping  # a stop left items unstarted or stopped them
     if shown["done"] != len(results):
         await update_progress(progress, len(results), len(items))
     batch = BatchOutcome(

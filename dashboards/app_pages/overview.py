@@ -4,4 +4,4 @@ from dashboards.navigation import current
 from dashboards.views import overview
 
 app = current()
-overview.render(app.repository, app.redactor)
+overview.render(app.repository, app.redactor, app.launcher)

@@ -9,6 +9,7 @@ from typing import get_args
 import pandas as pd
 import streamlit as st
 
+from dashboards.launcher import Launcher
 from dashboards.models import Bucket, JobSummary
 from dashboards.repository import Repository
 from dashboards.views import charts, job_admin
@@ -19,8 +20,9 @@ BUNDLE = "job_bundle"
 CHART_JOBS = 6  # the newest jobs charted by default: more bars per score stop being readable
 
 
-def render(repository: Repository, redactor: Redactor) -> None:
+def render(repository: Repository, redactor: Redactor, launcher: Launcher) -> None:
     st.header("Overview")
+    job_admin.show_deleted()
     jobs = repository.list_jobs()
     if not jobs:
         st.info("The index is empty: no item has finished yet. Upload recordings or run a batch.")
@@ -61,7 +63,7 @@ def render(repository: Repository, redactor: Redactor) -> None:
         },
     )
     render_bundle(repository, [j.job_id for j in jobs])
-    job_admin.render(repository, redactor, [j.job_id for j in jobs])
+    job_admin.render(repository, redactor, launcher, [j.job_id for j in jobs])
 
 
 def _default_bucket(jobs: list[JobSummary]) -> Bucket:

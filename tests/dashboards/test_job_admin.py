@@ -1,7 +1,10 @@
 """Deleting a job: the core removes its uploads, exports and index rows (and nothing of another
-job), refuses ids that would reach outside; the Overview asks for the typed id first."""
+job), refuses ids that would reach outside; the Overview asks for the typed id first, stops the
+job's runs through the launcher before anything goes, and keeps the job when they do not stop."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -9,6 +12,7 @@ from dashboards.repository import Repository
 from rlauto_core.store import JobDeletionError, add_review, delete_job
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.apptest_support import dashboard, texts
+from tests.fakes.launcher import FakeLauncher
 
 pytestmark = pytest.mark.usefixtures("loopback_address")
 
@@ -71,3 +75,31 @@ def test_cancel_keeps_the_job(repository: Repository) -> None:
     at.button(key="job_delete_cancel").click().run()
     assert not any("cannot be undone" in text for text in texts(at, "warning"))
     assert sorted(at.dataframe[0].value["job"]) == ["job-a", "job-b"]
+
+
+def _confirm_delete(at: Any, job: str) -> None:
+    at.selectbox(key="job_delete_pick").set_value(job).run()
+    at.button(key="job_delete").click().run()
+    at.text_input(key="job_delete_typed").input(job).run()
+    at.button(key="job_delete_confirm").click().run()
+
+
+def test_the_jobs_runs_are_stopped_before_it_is_deleted_and_the_message_names_them(repository: Repository) -> None:
+    launcher = FakeLauncher(running={"job-a": ["job-a (batch)", "rec.zip (item)"]})
+    at = dashboard(repository, launcher).run()
+    _confirm_delete(at, "job-a")
+    assert not at.exception
+    assert launcher.stopped == ["job-a"]
+    [message] = texts(at, "success")
+    assert message.startswith("Stopped 2 runs (job-a (batch), rec.zip (item)), then deleted job job-a:")
+    assert repository.get_item("job-a", "it-pass") is None
+
+
+def test_runs_that_do_not_stop_keep_the_job(repository: Repository) -> None:
+    launcher = FakeLauncher(refuse=JobDeletionError("job job-a: 1 runs still stopping after 120 s (job-a (batch))"))
+    at = dashboard(repository, launcher).run()
+    _confirm_delete(at, "job-a")
+    assert not at.exception
+    assert any("still stopping" in text for text in texts(at, "error"))
+    assert repository.get_item("job-a", "it-pass") is not None
+    assert repository.storage.list("exports/job-a")

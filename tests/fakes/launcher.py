@@ -28,6 +28,8 @@ class FakeLauncher:
     launches: list[Launch] = field(default_factory=list)
     reruns: list[Rerun] = field(default_factory=list)
     refuse: Exception | None = None  # raised instead of launching
+    running: dict[str, list[str]] = field(default_factory=dict)  # job -> its unfinished runs
+    stopped: list[str] = field(default_factory=list)  # the jobs whose runs were stopped
 
     def launch(self, files: Sequence[tuple[str, bytes]], options: RunOptions, concurrency: int) -> LaunchedRun:
         if self.refuse is not None:
@@ -40,6 +42,12 @@ class FakeLauncher:
 
     def regenerate_item(self, job_id: str, item_id: str, comment: str) -> LaunchedRun:
         return self._rerun(Rerun(job_id, item_id, comment))
+
+    def stop_job(self, job_id: str) -> list[str]:
+        if self.refuse is not None:
+            raise self.refuse
+        self.stopped.append(job_id)
+        return self.running.pop(job_id, [])
 
     def _rerun(self, rerun: Rerun) -> LaunchedRun:
         if self.refuse is not None:
