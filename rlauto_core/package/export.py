@@ -7,7 +7,7 @@ no `..`, no control characters). The file appears atomically: written aside, the
 
 from __future__ import annotations
 
-import json
+import functools
 import os
 import re
 import shutil
@@ -21,7 +21,7 @@ from rlauto_core.importers.har import is_har
 from rlauto_core.importers.jsonload import load_json
 from rlauto_core.package.io import package_bytes
 from rlauto_core.package.models import TaskPackage
-from rlauto_core.redact import redact_json, redact_text
+from rlauto_core.package.redact_stream import redact_stream
 
 SUFFIX = ".task-package.zip"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -62,25 +62,6 @@ def sanitize_entry_name(name: str) -> str:
     return clean + "/" if clean and is_dir else clean
 
 
-def redact_entry(data: bytes) -> bytes:
-    """Secrets out of a JSON, JSON Lines or text entry; bytes that are not UTF-8 stay as they are."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data
-    try:
-        return json.dumps(redact_json(json.loads(text)), ensure_ascii=False, indent=1).encode("utf-8")
-    except (ValueError, RecursionError):
-        pass
-    lines: list[str] = []
-    for line in text.splitlines():
-        try:
-            lines.append(json.dumps(redact_json(json.loads(line)), ensure_ascii=False) if line.strip() else line)
-        except (ValueError, RecursionError):
-            lines.append(redact_text(line))
-    return ("\n".join(lines) + ("\n" if text.endswith("\n") else "")).encode("utf-8")
-
-
 def _write_entry(out: zipfile.ZipFile, name: str, data: bytes, date_time: tuple[int, ...] = _FIXED_DATE) -> None:
     info = zipfile.ZipInfo(name, date_time=date_time)  # type: ignore[arg-type]
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -105,7 +86,8 @@ def _copy_archive(source: Path, out: zipfile.ZipFile, task_entry: str, task: byt
                 continue
             target.compress_type = zipfile.ZIP_DEFLATED
             if redact and name.lower().endswith(_REDACTABLE):
-                out.writestr(target, redact_entry(archive.read(info)))
+                with out.open(target, "w") as dst:  # streamed: one HAR entry at a time is held
+                    redact_stream(functools.partial(archive.open, info), dst)
                 continue
             with archive.open(info) as src, out.open(target, "w") as dst:
                 shutil.copyfileobj(src, dst, 1024 * 1024)
@@ -128,15 +110,21 @@ def _bare_entry_name(source_name: str, data: bytes) -> str:
 
 
 def _copy_bare(source: Path, bare_name: str, out: zipfile.ZipFile, redact: bool) -> None:
-    if redact or not bare_name.lower().endswith(".har"):
-        data = source.read_bytes()  # redacted as a document, or sniffed for its kind
-        entry = _bare_entry_name(bare_name, data)
-        _write_entry(out, entry, redact_entry(data) if redact else data)
-        return
-    info = zipfile.ZipInfo(sanitize_entry_name(bare_name) or "network.har", date_time=_FIXED_DATE)
+    if not bare_name.lower().endswith(".har"):
+        entry = _bare_entry_name(bare_name, source.read_bytes())  # sniffed: an MCP capture unless a HAR
+        if not redact:
+            _write_entry(out, entry, source.read_bytes())
+            return
+    else:
+        entry = sanitize_entry_name(bare_name) or "network.har"
+    info = zipfile.ZipInfo(entry, date_time=_FIXED_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
-    with source.open("rb") as src, out.open(info, "w") as dst:  # a bare HAR as it is: streamed
-        shutil.copyfileobj(src, dst, 1024 * 1024)
+    with out.open(info, "w") as dst:  # a bare HAR streamed, as it is or redacted entry by entry
+        if redact:
+            redact_stream(lambda: source.open("rb"), dst)
+        else:
+            with source.open("rb") as src:
+                shutil.copyfileobj(src, dst, 1024 * 1024)
 
 
 def export_package(
