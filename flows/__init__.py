@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from flows.log_level import apply_log_level
+
+# every process that loads a flow of ours follows LOG_LEVEL: a worker's flow-run process imports
+# only the flow's file (prefect.yaml's entrypoint), and that file imports this package first
+apply_log_level()
+
 __all__ = ["package_batch", "package_recording", "polish", "scan_inbox"]
 
 

@@ -47,6 +47,7 @@ def claim_inbox(
                            lease=timedelta(seconds=lease_seconds))  # fmt: skip
         if claim is not None:
             claimed.append(claim)
+    log.debug("inbox %s: %d recordings found, %d taken by %s", inbox_url, len(candidates), len(claimed), owner)
     return claimed
 
 

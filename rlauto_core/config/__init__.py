@@ -1,5 +1,7 @@
-"""Configuration: deployment settings (the environment and `.env`) and per-run options."""
+"""Configuration: deployment settings (the environment and `.env`), per-run options, and
+`LOG_LEVEL` applied to our loggers."""
 
+from rlauto_core.config.log_level import follow_log_level
 from rlauto_core.config.options import (
     MAX_CONCURRENCY,
     MAX_ITERATIONS,
@@ -19,4 +21,5 @@ __all__ = [
     "RunOptions",
     "Settings",
     "default_storage_url",
+    "follow_log_level",
 ]
