@@ -17,16 +17,15 @@ from rlauto_core.package.checkgen import (
     call_checker,
     dbdiff_checker,
     dbdiff_criteria,
-    safe_key,
     stray_matcher,
     target_predicate,
 )
-from rlauto_core.package.dataflow import invented_values, known_before
 from rlauto_core.package.draft import DraftRubric, PackageDraft
 from rlauto_core.package.golden import golden_steps, select_golden
 from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
+from rlauto_core.package.normalize import normalize_draft
 from rlauto_core.package.ordering import implied_order
-from rlauto_core.package.volatile import handed_out, told_values
+from rlauto_core.package.roles import ValueModel, safe_key
 from rlauto_core.package.wording import call_label, call_title, groups, row_text, written_instruction
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
@@ -36,20 +35,11 @@ WRITE_POINTS = 2
 
 def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] | None = None) -> PackageDraft:
     golden_ids, filtered = select_golden(recording, evidence, flags)
-    invented = invented_values(recording, evidence)
-    steps = golden_steps(recording, evidence, golden_ids, invented)
+    ctx = CheckContext(values=ValueModel.of(recording, evidence, golden_ids))
+    steps = golden_steps(recording, evidence, golden_ids, ctx.values.invented)
     by_id = {c.id: c for c in recording.calls}
     calls: dict[str, Call | None] = {s.call_id: by_id.get(s.call_id) for s in steps}
-    golden = {s.call_id for s in steps}
-    ctx = CheckContext(
-        invented=invented,
-        handed_out=handed_out(recording, evidence, golden),
-        recording=recording,
-        evidence=evidence,
-        golden=golden,
-        told=told_values(recording.task.instruction),
-    )
-    checkers = _write_checkers(recording, [s for s in steps if s.state_changing], calls, ctx)
+    checkers = _write_checkers([s for s in steps if s.state_changing], calls, ctx)
     repeats, dropped = _repeats([s for s in steps if s.state_changing], calls, checkers)
     for cid, first in dropped.items():
         repeated = calls[cid]
@@ -64,30 +54,30 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     counted = {cid for later in repeats.values() for cid in later}
     rubrics = _write_rubrics(writes, calls, checkers, repeats, ctx)
     ordered = [s for s in writes if s.call_id not in counted]
-    rubrics.extend(_order_rubrics(ordered, ctx))
+    rubrics.extend(_order_rubrics(ordered, calls, ctx))
     if recording.task.instruction.strip():  # an instruction we wrote ourselves implies nothing
         entities = {c.id: {(e.key, e.value) for e in c.entities} for c in evidence.calls}
         pairs = implied_order(recording.task.instruction, ordered, calls, entities)
-        rubrics.extend(_implied_order_rubrics(pairs, ordered, ctx))
+        rubrics.extend(_implied_order_rubrics(pairs, ordered, calls, ctx))
     write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
     criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
-    rubrics.extend(_dbdiff_rubrics(criteria, ctx))
+    rubrics.extend(_dbdiff_rubrics(criteria))
     stray = _stray_rubric(writes, calls, checkers)
     if stray is not None:
         rubrics.append(stray)
     notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
     recorded = recording.task.instruction.strip()
-    return PackageDraft(
+    draft = PackageDraft(
         instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
         instruction_source="recorded" if recorded else "offline",
         golden_call_ids=[s.call_id for s in steps],
         groups=groups(steps, calls, recording),
         rubrics=rubrics,
-        extra_checkers=_used_reads(ctx, rubrics),
         dbdiff_criteria=criteria,
         filtered=filtered,
         notes=notes,
     )
+    return normalize_draft(draft, recording, evidence)[0]  # the cores its order rubrics point at
 
 
 def _read_only_draft(
@@ -105,46 +95,35 @@ def _read_only_draft(
     reported = (recording.task.model_extra or {}).get("answer")
     reported = reported if isinstance(reported, str) and reported.strip() else None
     parts = answer_parts(recorded, reads, reported) if recorded else []
-    known = known_before(recording, {p.call_id for p in parts})
-    ctx.known = set().union(*known.values()) if known else set()
     rubrics = answer_rubrics(parts, steps, calls, ctx)
     notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
     if not parts:
         notes.append(nothing_to_check(evidence, recorded))
-    return PackageDraft(
+    draft = PackageDraft(
         instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
         instruction_source="recorded" if recorded else "offline",
         answer=(reported or answer_text(parts)) if parts else None,  # the annotator's words when recorded
         golden_call_ids=[s.call_id for s in steps],
         groups=groups(steps, calls, recording),
         rubrics=rubrics,
-        extra_checkers=_used_reads(ctx, rubrics),
         filtered=filtered,
         notes=notes,
     )
+    return normalize_draft(draft, recording, evidence)[0]
 
 
 def _write_checkers(
-    recording: Recording, writes: list[GoldenStep], calls: dict[str, Call | None], ctx: CheckContext
+    writes: list[GoldenStep], calls: dict[str, Call | None], ctx: CheckContext
 ) -> dict[str, dict[str, Any]]:
-    """One call checker per trajectory write; each one's key is registered for later `same_as`."""
+    """One call checker per trajectory write; each one's key is registered for the order rubrics."""
     checkers: dict[str, dict[str, Any]] = {}
-    known = known_before(recording, {s.call_id for s in writes})
     for step in writes:
         call = calls[step.call_id]
         assert call is not None
-        ctx.known = known.get(step.call_id, set())
-        ctx.current = step.call_id
         key = f"call_{safe_key(step.call_id)}"
         checkers[key] = call_checker(call, ctx)
         ctx.checker_keys[step.call_id] = key
     return checkers
-
-
-def _used_reads(ctx: CheckContext, rubrics: list[DraftRubric]) -> dict[str, dict[str, Any]]:
-    """The read checkers some kept checker still points at (a dropped repeat may have been the only one)."""
-    text = json.dumps([r.checker for r in rubrics], default=str)
-    return {k: c for k, c in ctx.read_checkers.items() if f'"{k}"' in text}
 
 
 def _write_rubrics(
@@ -185,13 +164,12 @@ def _write_rubrics(
     return rubrics
 
 
-def _dbdiff_rubrics(criteria: list[DbDiffCriterion], ctx: CheckContext) -> list[DraftRubric]:
-    sources = {key: call_id for call_id, key in [*ctx.read_keys.items(), *ctx.checker_keys.items()]}
+def _dbdiff_rubrics(criteria: list[DbDiffCriterion]) -> list[DraftRubric]:
     rubrics: list[DraftRubric] = []
     for number, criterion in enumerate(criteria, start=1):
         key = f"db_{safe_key(criterion.table)}_{criterion.op}_{number}"
         criterion.checker_key = key
-        criterion.description = row_text(criterion.table, criterion.op, criterion.row, sources)
+        criterion.description = row_text(criterion.table, criterion.op, criterion.row)
         rubrics.append(
             DraftRubric(
                 title=f"Database: {criterion.description}",
@@ -258,10 +236,10 @@ def _repeats(
     return repeats, dropped
 
 
-def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRubric]:
+def _order_rubrics(writes: list[GoldenStep], calls: dict[str, Call | None], ctx: CheckContext) -> list[DraftRubric]:
     """A dependent write (it uses an id an earlier write created) must come after its source."""
     rubrics: list[DraftRubric] = []
-    names = _labels(writes, ctx)
+    names = _labels(writes, calls)
     for step in writes:
         for dep in step.depends_on:
             if dep not in ctx.checker_keys:
@@ -278,16 +256,15 @@ def _order_rubrics(writes: list[GoldenStep], ctx: CheckContext) -> list[DraftRub
     return rubrics
 
 
-def _labels(writes: list[GoldenStep], ctx: CheckContext) -> dict[str, str]:
-    calls = {c.id: c for c in ctx.recording.calls} if ctx.recording is not None else {}
-    return {s.call_id: call_label(calls[s.call_id]) if s.call_id in calls else s.name for s in writes}
+def _labels(writes: list[GoldenStep], calls: dict[str, Call | None]) -> dict[str, str]:
+    return {s.call_id: call_label(call) if (call := calls.get(s.call_id)) else s.name for s in writes}
 
 
 def _implied_order_rubrics(
-    pairs: list[tuple[str, str]], writes: list[GoldenStep], ctx: CheckContext
+    pairs: list[tuple[str, str]], writes: list[GoldenStep], calls: dict[str, Call | None], ctx: CheckContext
 ) -> list[DraftRubric]:
     """Writes on one entity the instruction asks for in this order (and the recording did so)."""
-    names = _labels(writes, ctx)
+    names = _labels(writes, calls)
     rubrics: list[DraftRubric] = []
     for earlier, later in pairs:
         if earlier not in ctx.checker_keys or later not in ctx.checker_keys:

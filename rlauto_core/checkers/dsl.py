@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from rlauto_core.checkers.predicates import check_predicate, same_as_refs
+from rlauto_core.checkers.predicates import check_predicate, predicate_refs
 from rlauto_core.rules.flags import Flag
 
 CALL_KINDS: Final = frozenset({"http_call", "mcp_call"})
@@ -148,7 +148,7 @@ def _check_template(key: str, checker: dict[str, Any]) -> list[Flag]:
 
 
 def _refs_of(checker: Any) -> list[tuple[str, Any]]:
-    """(how, target) pairs: checker-key references and same_as references inside a checker."""
+    """(how, target) pairs: checker-key references (also `created`) and same_as references inside a checker."""
     found: list[tuple[str, Any]] = []
     if not isinstance(checker, dict):
         return found
@@ -164,11 +164,16 @@ def _refs_of(checker: Any) -> list[tuple[str, Any]]:
                 else:
                     found.extend(_refs_of(item))
         elif how == "pred":
-            found.extend(("same_as", ref) for ref in same_as_refs(value))
+            found.extend(_as_refs(predicate_refs(value)))
         elif how == "map" and isinstance(value, dict):
             for predicate in value.values():
-                found.extend(("same_as", ref) for ref in same_as_refs(predicate))
+                found.extend(_as_refs(predicate_refs(predicate)))
     return found
+
+
+def _as_refs(refs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A `created` reference names a checker key, like `before` or `given` do."""
+    return [("key", target) if how == "created" else (how, target) for how, target in refs]
 
 
 def check_catalog(checkers: Mapping[str, Any], rubrics: Iterable[tuple[str, str | None]]) -> list[Flag]:

@@ -7,11 +7,10 @@ else): a call without a `channelId` is neither "in channel C01" nor "in another 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 OPERATORS: Final = frozenset(
-    {"eq", "ne", "in", "contains", "regex", "exists", "gt", "gte", "lt", "lte", "not", "same_as"}
+    {"eq", "ne", "in", "contains", "regex", "exists", "gt", "gte", "lt", "lte", "not", "any", "same_as", "created"}
 )
 MODIFIERS: Final = frozenset({"case_insensitive"})
 NUMERIC_OPERATORS: Final = frozenset({"gt", "gte", "lt", "lte"})
@@ -29,8 +28,17 @@ class _Missing:
 
 MISSING: Final = _Missing()
 
-# Resolves a `same_as` reference into the values it may equal (given by the runtime).
-RefResolver = Callable[[dict[str, Any]], list[Any]]
+
+class References(Protocol):
+    """What the runtime knows about the rest of the attempt, for `same_as` and `created`."""
+
+    def same_as(self, ref: dict[str, Any]) -> list[Any]:
+        """The values a `same_as` reference may equal."""
+        ...
+
+    def created(self, value: Any, by: str | None) -> bool:
+        """Did an earlier answer of the attempt carry this value (of a call matching checker `by`)?"""
+        ...
 
 
 def _number(value: Any) -> float | None:
@@ -102,7 +110,7 @@ def describe(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def evaluate(predicate: Any, value: Any, resolve: RefResolver | None = None) -> tuple[bool, str]:
+def evaluate(predicate: Any, value: Any, refs: References | None = None) -> tuple[bool, str]:
     """Does `value` satisfy `predicate`? Returns (ok, why-not) with a short reason on failure."""
     if not isinstance(predicate, dict):
         if value is not MISSING and values_equal(value, predicate):
@@ -112,19 +120,27 @@ def evaluate(predicate: Any, value: Any, resolve: RefResolver | None = None) -> 
     for op, arg in predicate.items():
         if op in MODIFIERS:
             continue
-        ok, why = _evaluate_one(op, arg, value, ci, resolve)
+        ok, why = _evaluate_one(op, arg, value, ci, refs)
         if not ok:
             return False, why
     return True, ""
 
 
-def _evaluate_one(op: str, arg: Any, value: Any, ci: bool, resolve: RefResolver | None) -> tuple[bool, str]:
+def _evaluate_one(op: str, arg: Any, value: Any, ci: bool, refs: References | None) -> tuple[bool, str]:
     if op == "exists":
         ok = (value is not MISSING and value is not None) == bool(arg)
         return ok, "" if ok else f"expected {'a value' if arg else 'no value'}, got {describe(value)}"
     if op == "not":
-        ok, _ = evaluate(arg, value, resolve)
+        ok, _ = evaluate(arg, value, refs)
         return (not ok), "" if not ok else f"expected not {describe(arg)}, got {describe(value)}"
+    if op == "any":
+        reasons = []
+        for option in arg:
+            ok, why = evaluate(option, value, refs)
+            if ok:
+                return True, ""
+            reasons.append(why)
+        return False, "none of the allowed values: " + "; ".join(reasons)
     if value is MISSING:
         return False, f"expected {op} {describe(arg)}, got nothing"
     if op == "eq":
@@ -140,11 +156,17 @@ def _evaluate_one(op: str, arg: Any, value: Any, ci: bool, resolve: RefResolver 
     elif op in NUMERIC_OPERATORS:
         ok = _compare(value, op, arg)
     elif op == "same_as":
-        candidates = resolve(arg) if resolve is not None else []
+        candidates = refs.same_as(arg) if refs is not None else []
         ok = any(values_equal(value, c, ci) for c in candidates)
         if not ok:
             where = f"{arg.get('checker')}:{arg.get('field')}"
             return False, f"expected the value of {where} from an earlier call, got {describe(value)}"
+    elif op == "created":
+        by = arg if isinstance(arg, str) else None
+        ok = refs is not None and refs.created(value, by)
+        if not ok:
+            whose = f"of a call matching {by}" if by else "of the attempt"
+            return False, f"expected an id an earlier answer {whose} carried, got {describe(value)}"
     else:
         return False, f"unknown operator {op!r}"
     return ok, "" if ok else f"expected {op} {describe(arg)}, got {describe(value)}"
@@ -186,6 +208,12 @@ def _check_operator(op: str, arg: Any, where: str, depth: int) -> list[str]:
         return [f"{where}: {op!r} needs a number, got {describe(arg)}"]
     if op == "not":
         return check_predicate(arg, f"{where}.not", depth + 1)
+    if op == "any":
+        if not isinstance(arg, list) or not arg:
+            return [f"{where}: 'any' needs a non-empty list of predicates"]
+        return [p for n, option in enumerate(arg) for p in check_predicate(option, f"{where}.any[{n}]", depth + 1)]
+    if op == "created" and arg is not True and not (isinstance(arg, str) and arg):
+        return [f"{where}: 'created' takes true or the key of the checker of the call that creates it"]
     if op == "regex":
         return _check_regex(arg, where)
     if op == "same_as":
@@ -210,14 +238,19 @@ def _check_regex(arg: Any, where: str) -> list[str]:
     return []
 
 
-def same_as_refs(predicate: Any, depth: int = 0) -> list[dict[str, Any]]:
-    """Every `same_as` reference inside a predicate (also under `not`)."""
+def predicate_refs(predicate: Any, depth: int = 0) -> list[tuple[str, Any]]:
+    """Every reference inside a predicate (also under `not` and `any`): ("same_as", {checker, field})
+    and ("created", checker key)."""
     if not isinstance(predicate, dict) or depth > MAX_NOT_DEPTH:
         return []
-    refs: list[dict[str, Any]] = []
+    refs: list[tuple[str, Any]] = []
     for op, arg in predicate.items():
         if op == "same_as" and isinstance(arg, dict):
-            refs.append(arg)
+            refs.append(("same_as", arg))
+        elif op == "created" and isinstance(arg, str):
+            refs.append(("created", arg))
         elif op == "not":
-            refs.extend(same_as_refs(arg, depth + 1))
+            refs.extend(predicate_refs(arg, depth + 1))
+        elif op == "any" and isinstance(arg, list):
+            refs.extend(r for option in arg for r in predicate_refs(option, depth + 1))
     return refs

@@ -8,8 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rlauto_core.checkers.carried import CarriedValues
 from rlauto_core.checkers.dsl import check_catalog
-from rlauto_core.checkers.predicates import MISSING, RefResolver, evaluate
+from rlauto_core.checkers.predicates import MISSING, evaluate
 from rlauto_core.checkers.views import CallView, match_template, recording_views, resolve
 from rlauto_core.errors import PackageError
 from rlauto_core.package.models import TaskPackage
@@ -71,15 +72,37 @@ def reported_answer(attempt: Recording) -> Any:
     return top if top is not None else MISSING
 
 
+class _Before:
+    """The attempt as a predicate sees it from one position: earlier calls only (`before`)."""
+
+    def __init__(self, engine: CheckerEngine, before: int) -> None:
+        self._engine, self._before = engine, before
+
+    def same_as(self, ref: dict[str, Any]) -> list[Any]:
+        return self._engine.ref_values(ref, self._before)
+
+    def created(self, value: Any, by: str | None) -> bool:
+        carried = self._engine.carried
+        if by is None:
+            return carried.before(value, self._before)
+        # the creating call by its own checker: whatever else that call's rubric demands
+        return any(
+            v.position < self._before and carried.carried_by(value, v.position) for v in self._engine.matches(by)
+        )
+
+
 class CheckerEngine:
     """Evaluates the checkers of one catalog over one attempt; matches per checker key are memoized."""
 
     def __init__(self, catalog: dict[str, Any], attempt: Recording) -> None:
         self.catalog = catalog
         self.views = recording_views(attempt)
+        self.carried = CarriedValues.of(attempt)
         self.dbdiff: DbDiff | None = attempt.dbdiff
         self.answer: Any = reported_answer(attempt)
         self._memo: dict[str, list[CallView]] = {}
+        # a database or an answer has no order: anything the attempt did counts
+        self._anywhere = _Before(self, len(self.views) + 1)
 
     # -- call matchers -------------------------------------------------------------------------
     def matches(self, ref: Any) -> list[CallView]:
@@ -102,10 +125,7 @@ class CheckerEngine:
         if (kind == "http_call") != (view.kind == "http"):
             return _Match(False, f"{view.id} is not an {'HTTP' if kind == 'http_call' else 'MCP'} call", 0)
         progress = 0
-
-        def resolver(ref: dict[str, Any]) -> list[Any]:
-            return self._ref_values(ref, view.position)
-
+        refs = _Before(self, view.position)
         head, tail, maps = (
             (_HTTP_HEAD, _HTTP_TAIL, _HTTP_MAPS) if kind == "http_call" else (_MCP_HEAD, _MCP_TAIL, _MCP_MAPS)
         )
@@ -125,13 +145,13 @@ class CheckerEngine:
                 ok = value is not None
                 why = f"path {view.fields['path']!r} does not fit {predicate!r}"
             else:
-                ok, why = evaluate(predicate, value, resolver)
+                ok, why = evaluate(predicate, value, refs)
             if not ok:
                 return _Match(False, f"{view.id} ({view.name}): {where}: {why}", progress)
             progress += 1
         return _Match(True, "", progress)
 
-    def _ref_values(self, ref: dict[str, Any], before: int) -> list[Any]:
+    def ref_values(self, ref: dict[str, Any], before: int) -> list[Any]:
         key, field = str(ref.get("checker")), str(ref.get("field"))
         checker = self.catalog.get(key)
         if not isinstance(checker, dict):
@@ -190,11 +210,7 @@ class CheckerEngine:
         value = resolve(self.answer, checker["field"]) if "field" in checker else self.answer
         if isinstance(value, dict | list):  # a structured answer is matched as its JSON text
             value = json.dumps(value, ensure_ascii=False)
-
-        def resolver(ref: dict[str, Any]) -> list[Any]:
-            return self._ref_values(ref, len(self.views) + 1)
-
-        ok, why = evaluate(checker["answer"], value, resolver)
+        ok, why = evaluate(checker["answer"], value, self._anywhere)
         return (True, "the answer matches", []) if ok else (False, f"answer: {why}", [])
 
     def _run_order(self, checker: dict[str, Any]) -> tuple[bool, str, list[str]]:
@@ -239,26 +255,19 @@ class CheckerEngine:
         if not rows:
             return False, f"no {op} in table {table!r}", []
         last_why = ""
-
-        def resolver(ref: dict[str, Any]) -> list[Any]:
-            # a row may equal what any call of the attempt produced: the database has no order
-            return self._ref_values(ref, len(self.views) + 1)
-
         for number, (row, before) in enumerate(rows):
-            ok, why = _row_matches(checker.get("row") or {}, row, resolver)
+            ok, why = _row_matches(checker.get("row") or {}, row, self._anywhere)
             if ok and op == "update":
-                ok, why = _row_matches(checker.get("before") or {}, before, resolver)
+                ok, why = _row_matches(checker.get("before") or {}, before, self._anywhere)
             if ok:
                 return True, f"{table} {op} row {number} matches", []
             last_why = why
         return False, f"no {op} row of {table!r} matches: {last_why}", []
 
 
-def _row_matches(
-    predicates: dict[str, Any], row: dict[str, Any], resolver: RefResolver | None = None
-) -> tuple[bool, str]:
+def _row_matches(predicates: dict[str, Any], row: dict[str, Any], refs: _Before) -> tuple[bool, str]:
     for column, predicate in predicates.items():
-        ok, why = evaluate(predicate, resolve(row, column), resolver)
+        ok, why = evaluate(predicate, resolve(row, column), refs)
         if not ok:
             return False, f"{column}: {why}"
     return True, ""

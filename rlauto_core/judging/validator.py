@@ -19,9 +19,9 @@ from rlauto_core.forms import read_fields
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 from rlauto_core.package.answer_task import nothing_to_check
 from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
-from rlauto_core.package.dataflow import invented_values
 from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 from rlauto_core.package.models import SelfCheck, TaskPackage
+from rlauto_core.package.roles import ValueModel
 from rlauto_core.recording import DbDiff, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -251,7 +251,7 @@ def _checkable_changes(package: TaskPackage, golden: Recording, diff: DbDiff) ->
     """(table, op) pairs a criterion could be written for: rows holding values the golden writes sent."""
     writes = {s.call_id for s in package.golden_trajectory if s.state_changing}
     calls = [c for c in golden.calls if c.id in writes]
-    ctx = CheckContext(invented=invented_values(golden, build_evidence(golden)))
+    ctx = CheckContext(values=ValueModel.of(golden, build_evidence(golden), {c.id for c in golden.calls}))
     return {(c.table, c.op) for c in dbdiff_criteria(diff, calls, ctx)}
 
 
@@ -333,7 +333,7 @@ def _checker_values(node: object) -> list[str]:
     found: list[str] = []
     if isinstance(node, dict):
         for key, value in node.items():
-            if key in ("regex", "kind", "description", "path_template", "checker", "field", "table", "op"):
+            if key in ("regex", "kind", "description", "path_template", "checker", "field", "table", "op", "created"):
                 continue
             if key in ("before", "after", "given", "match") and isinstance(value, str):
                 continue  # a checker key, not a value

@@ -16,10 +16,11 @@ from typing import Any
 from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
-from rlauto_core.package.checkgen import CheckContext, call_checker, safe_key
+from rlauto_core.package.checkgen import CheckContext, call_checker
 from rlauto_core.package.dataflow import input_locations, output_locations
 from rlauto_core.package.draft import DraftRubric
 from rlauto_core.package.models import GoldenStep
+from rlauto_core.package.roles import safe_key
 from rlauto_core.package.wording import call_title
 from rlauto_core.recording import Call
 
@@ -181,7 +182,6 @@ def answer_rubrics(
         call, step = calls.get(cid), by_id.get(cid)
         if call is None or step is None:
             continue
-        ctx.current = cid
         rubrics.append(
             DraftRubric(
                 title=call_title(call, step, ctx),

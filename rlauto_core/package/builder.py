@@ -25,6 +25,7 @@ from rlauto_core.package.models import (
     Subtask,
     TaskPackage,
 )
+from rlauto_core.package.normalize import normalize_draft
 from rlauto_core.recording import HttpCall, Mode, Recording
 from rlauto_core.redact import redact_json
 from rlauto_core.rules.flags import Flag
@@ -37,6 +38,7 @@ _OWN_KEYS = frozenset(
         "task",
         "rule_profile",
         "rubric_checkers",
+        "value_roles",
         "dbdiff_criteria",
         "pass_policy",
         "golden_trajectory",
@@ -67,7 +69,9 @@ def build_package(
     flags: list[Flag] | None = None,
     generated_at: datetime | None = None,
 ) -> TaskPackage:
-    """Assemble the package; checker problems of the draft become flags, never exceptions."""
+    """Assemble the package; checker problems of the draft become flags, never exceptions. Whoever wrote
+    the checkers, they are normalised to the value model first (normalize.py)."""
+    draft, value_roles = normalize_draft(draft, recording, evidence)
     steps = golden_steps(recording, evidence, draft.golden_call_ids)
     index = {c.id: n for n, c in enumerate(recording.calls)}
     by_id = {c.id: c for c in recording.calls}
@@ -123,6 +127,7 @@ def build_package(
         task=task,
         rule_profile=rule_profile,
         rubric_checkers=checkers,
+        value_roles=value_roles,
         dbdiff_criteria=DbDiffCriteria(
             criteria=draft.dbdiff_criteria,
             golden_diff=redact_json(recording.dbdiff.model_dump(mode="json")) if recording.dbdiff else None,

@@ -1,4 +1,4 @@
-"""Checkers written from recorded calls: pin what the agent chose, tie server-made ids to their origin."""
+"""Checkers written from recorded calls, each value checked as its role says (roles.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from typing import Any
 
 from rlauto_core.checkers.views import parse_body, split_path
 from rlauto_core.evidence.entities import path_entities
-from rlauto_core.evidence.models import EntityRef, Evidence
-from rlauto_core.package.dataflow import Origin, id_like, input_locations, leaves
+from rlauto_core.evidence.models import EntityRef
+from rlauto_core.package.dataflow import input_locations, leaves
 from rlauto_core.package.models import DbDiffCriterion
-from rlauto_core.package.volatile import client_made, is_told, volatile_kind, volatile_origin
-from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
+from rlauto_core.package.roles import ValueModel
+from rlauto_core.package.volatile import is_told, volatile_kind
+from rlauto_core.recording import Call, DbDiff, HttpCall
 from rlauto_core.redact import is_secret_header, is_secret_key
 
 MAX_FIELD_PREDICATES = 12
@@ -22,103 +23,26 @@ SUCCESS_STATUS: dict[str, Any] = {"gte": 200, "lt": 400}
 
 @dataclass
 class CheckContext:
-    invented: dict[str, Origin]
-    # call id -> checker key, for the trajectory's writes (origins a `same_as` can point at)
+    values: ValueModel
+    # call id -> checker key, for the trajectory's writes (what order rubrics point at)
     checker_keys: dict[str, str] = field(default_factory=dict)
-    known: set[str] = field(default_factory=set)
-    # ids a read that named nothing handed out (the session's cart): `same_as` that read
-    handed_out: dict[str, Origin] = field(default_factory=dict)
-    # what volatile values are traced through: the recording, its evidence, the golden call ids
-    recording: Recording | None = None
-    evidence: Evidence | None = None
-    golden: set[str] = field(default_factory=set)
-    told: set[str] = field(default_factory=set)  # tokens of the instruction: never volatile
-    current: str | None = None  # the call whose checker is being written
-    # checkers of reads that a `same_as` points at (no rubric of their own), by key
-    read_checkers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    read_keys: dict[str, str] = field(default_factory=dict)
     # input values left unchecked as volatile or client-made (so database rows leave them too)
     unchecked: set[str] = field(default_factory=set)
 
-    def origin_key(self, origin: Origin) -> str | None:
-        """The checker a `same_as` on this origin points at: the write's own, or one made for the read."""
-        if origin.call_id in self.checker_keys:
-            return self.checker_keys[origin.call_id]
-        if origin.call_id in self.read_keys:
-            return self.read_keys[origin.call_id]
-        if self.recording is None or origin.call_id not in self.golden:
-            return None
-        call = next((c for c in self.recording.calls if c.id == origin.call_id), None)
-        if call is None:
-            return None
-        saved = self.current, self.known
-        self.current = call.id
-        checker = call_checker(call, self)
-        self.current, self.known = saved
-        key = next((k for k, c in self.read_checkers.items() if c == checker), None)
-        if key is None:
-            key = f"read_{safe_key(call.id)}"
-            self.read_checkers[key] = checker
-        self.read_keys[call.id] = key
-        return key
 
-
-def safe_key(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "x"
-
-
-def _origin(value: Any, ctx: CheckContext) -> Origin | None:
-    if not id_like(value):
-        return None
-    return ctx.invented.get(str(value)) or ctx.handed_out.get(str(value))
-
-
-def value_predicate(value: Any, ctx: CheckContext) -> Any:
-    """Equality for what the agent chose; `same_as` its origin for an id the server invented or handed out."""
-    origin = _origin(value, ctx)
-    if origin is None:
-        if isinstance(value, str) and " " in value.strip():
-            return {"eq": value, "case_insensitive": True}
-        return value
-    key = ctx.origin_key(origin)
-    if key is None:
-        return {"exists": True}
-    return {"same_as": {"checker": key, "field": f"{origin.root}.{origin.path}"}}
-
-
-def leaf_predicate(path: str, value: Any, ctx: CheckContext) -> Any | None:
-    """The predicate for one input value, or None when a redo may send another value (not checked)."""
-    if is_told(value, ctx.told) or _origin(value, ctx) is not None:
-        return value_predicate(value, ctx)
-    kind = volatile_kind(path, value)
-    if kind is not None:
-        if ctx.recording is None or ctx.evidence is None or ctx.current is None:
-            return None
-        origin = volatile_origin(ctx.recording, ctx.evidence, ctx.current, value, kind, ctx.golden)
-        key = ctx.origin_key(origin) if origin is not None else None
-        return {"same_as": {"checker": key, "field": f"{origin.root}.{origin.path}"}} if key and origin else None
-    if client_made(value, ctx.known | ctx.told):
-        return None
-    return value_predicate(value, ctx)
-
-
-def _field_predicates(values: list[tuple[str, Any]], ctx: CheckContext) -> dict[str, Any]:
+def _field_predicates(call_id: str, values: list[tuple[str, Any]], ctx: CheckContext) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for path, value in values:
         if len(found) >= MAX_FIELD_PREDICATES:
             break
         if value is None or any(is_secret_key(part) for part in path.split(".")):
             continue
-        if isinstance(value, list):
-            if any(_origin(v, ctx) for v in value):
-                found[path] = {"exists": True}
-            elif value and all(not isinstance(v, dict | list) for v in value):
-                found[path] = {"contains": value}
+        if isinstance(value, list) and (not value or any(isinstance(v, dict | list) for v in value)):
             continue
-        predicate = leaf_predicate(path, value, ctx)
+        predicate, _ = ctx.values.check(call_id, path, value)
         if predicate is not None:
             found[path] = predicate
-        elif not isinstance(value, bool):
+        elif not isinstance(value, bool | list):
             ctx.unchecked.add(str(value))
     return found
 
@@ -128,13 +52,15 @@ def _path_template(call: HttpCall, ctx: CheckContext) -> tuple[str, dict[str, An
     parts: list[str] = []
     params: dict[str, Any] = {}
     for segment in split_path(call.path):
-        if segment in names or _origin(segment, ctx):
+        if segment in names or ctx.values.origin(segment) is not None:
             name = names.get(segment) or "id"
             unique, n = name, 2
             while unique in params:
                 unique, n = f"{name}{n}", n + 1
             parts.append("{" + unique + "}")
-            params[unique] = value_predicate(segment, ctx)
+            predicate, _ = ctx.values.check(call.id, unique, segment)
+            if predicate is not None:
+                params[unique] = predicate
         else:
             parts.append(segment)
     return "/" + "/".join(parts), params
@@ -150,17 +76,17 @@ def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
             checker["path_params"] = params
         else:
             checker["path"] = call.path
-        query = _field_predicates([(k, v) for k, v in call.query if not is_secret_header(k)], ctx)
+        query = _field_predicates(call.id, [(k, v) for k, v in call.query if not is_secret_header(k)], ctx)
         if query:
             checker["query"] = query
         body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
-        request = _field_predicates(leaves(body), ctx) if isinstance(body, dict | list) else {}
+        request = _field_predicates(call.id, leaves(body), ctx) if isinstance(body, dict | list) else {}
         if request:
             checker["request"] = request
         checker["status"] = dict(SUCCESS_STATUS)
         return checker
     checker = {"kind": "mcp_call", "tool": call.tool}
-    arguments = _field_predicates(leaves(call.arguments), ctx)
+    arguments = _field_predicates(call.id, leaves(call.arguments), ctx)
     if arguments:
         checker["arguments"] = arguments
     checker["is_error"] = False
@@ -243,14 +169,12 @@ def dbdiff_criteria(diff: DbDiff, golden_inputs: list[Call], ctx: CheckContext) 
     def chosen(column: str, value: Any) -> bool:
         if value is None or isinstance(value, dict | list):
             return False
-        if volatile_kind(column, value) is not None and not is_told(value, ctx.told):
+        if volatile_kind(column, value) is not None and not is_told(value, ctx.values.told):
             return False  # versions, clocks, totals the server computes: another attempt, another value
         if str(value) in ctx.unchecked:
             return False  # what no request check pins (a client-made id) no row check pins either
-        origin = _origin(value, ctx)
-        if origin is not None:  # a made-up id is checked against the call that made or handed it out
-            sent = str(value) in strings | {str(v) for v in keyed_values}
-            return sent and ctx.origin_key(origin) is not None
+        if ctx.values.origin(value) is not None:  # an id the attempt creates: a row holding one it sent
+            return str(value) in strings | {str(v) for v in keyed_values}
         if isinstance(value, str) and len(value) >= 2 and value in strings:
             return True
         alias = column.lower()
@@ -260,8 +184,8 @@ def dbdiff_criteria(diff: DbDiff, golden_inputs: list[Call], ctx: CheckContext) 
     keyed_values = [v for values in keyed.values() for v in values if not isinstance(v, list | dict)]
 
     def row_predicates(row: dict[str, Any]) -> dict[str, Any]:
-        picked = {c: value_predicate(v, ctx) for c, v in row.items() if chosen(c, v)}
-        return dict(list(picked.items())[:MAX_ROW_PREDICATES])
+        picked = {c: ctx.values.check("", c, v)[0] for c, v in row.items() if chosen(c, v)}
+        return dict(list({c: p for c, p in picked.items() if p is not None}.items())[:MAX_ROW_PREDICATES])
 
     criteria: list[DbDiffCriterion] = []
     for table, changes in diff.tables.items():

@@ -162,6 +162,16 @@ class NetworkSummary(BaseModel):
     dbdiff_rows: int = 0
 
 
+ValueRoleName = Literal["created", "stable", "volatile", "content"]
+
+
+class ValueRole(BaseModel):
+    """How a checked value is compared, and why (docs/checkers.md, "Value roles")."""
+
+    role: ValueRoleName
+    reason: str
+
+
 class MutantOutcome(BaseModel):
     id: str
     kind: Literal["drop", "retarget", "swap", "stray", "answer"]
@@ -208,6 +218,8 @@ class TaskPackage(BaseModel):
     task: PackageTask = Field(default_factory=PackageTask)
     rule_profile: str = DEFAULT_PROFILE
     rubric_checkers: dict[str, Any] = Field(default_factory=dict)
+    # checker key -> field ("request.version", "row.cart_id") -> its role and why
+    value_roles: dict[str, dict[str, ValueRole]] = Field(default_factory=dict)
     dbdiff_criteria: DbDiffCriteria = Field(default_factory=DbDiffCriteria)
     pass_policy: PackagePassPolicy = Field(default_factory=PackagePassPolicy)
     golden_trajectory: list[GoldenStep] = Field(default_factory=list)

@@ -1,10 +1,9 @@
 """Volatile values: what a later, equally good attempt sends differently.
 
 Optimistic-lock versions, CSRF tokens, nonces and request ids, clocks, totals the server
-computes, ids the client makes up, and ids a server hands out per session (the cart a shop
-creates on the first read). None of them may be pinned: a value that came from an earlier
-answer is checked with `same_as` that answer; one that comes from nowhere is not checked.
-A value the instruction states is never volatile: the agent was told it.
+computes, ids the client makes up: never compared (roles.py), the call's success is what counts.
+And ids a server hands out per session (the cart a shop creates on the first read): bound to the
+attempt's own answers. A value the instruction states is never volatile: the agent was told it.
 """
 
 from __future__ import annotations
@@ -116,26 +115,6 @@ def client_made(value: Any, known: set[str]) -> bool:
 def _successful(call: Call, infos: dict[str, Any]) -> bool:
     info = infos.get(call.id)
     return info is not None and info.significant and not info.failed
-
-
-def volatile_origin(
-    recording: Recording, evidence: Evidence, before: str, value: Any, kind: VolatileKind, golden: set[str]
-) -> Origin | None:
-    """The latest golden call before `before` whose answer holds `value` in a field of the same kind
-    (a long random string may sit anywhere: a token is a token)."""
-    infos = {c.id: c for c in evidence.calls}
-    text = str(value)
-    calls = recording.calls
-    position = next((n for n, c in enumerate(calls) if c.id == before), len(calls))
-    for call in reversed(calls[:position]):
-        if call.id not in golden or not _successful(call, infos):
-            continue
-        for root, path, out in output_locations(call):
-            if out is None or isinstance(out, dict | list) or str(out) != text:
-                continue
-            if volatile_kind(path, out) == kind or (isinstance(out, str) and len(out) >= 8):
-                return Origin(call.id, root, path)
-    return None
 
 
 def _singleton_read(call: Call) -> bool:

@@ -21,16 +21,13 @@ _VERBS = {"POST": "Create", "PUT": "Replace", "PATCH": "Update", "DELETE": "Dele
 def call_title(call: Call, step: GoldenStep, ctx: CheckContext) -> str:
     target = ""
     if step.target is not None:
-        created = ctx.invented.get(step.target.value)
-        handed = ctx.handed_out.get(step.target.value)
+        found = ctx.values.origin(step.target.value)
         target = (
-            f" on the {step.target.key} {created.call_id} created"
-            if created
-            else f" on the {step.target.key} {handed.call_id} returned"
-            if handed
-            else f" on {step.target.key} {step.target.value}"
+            f" on {step.target.key} {step.target.value}"
+            if found is None
+            else f" on the {step.target.key} {found[0].call_id} {'returned' if found[1] else 'created'}"
         )
-    content = content_summary(call, set(ctx.invented) | set(ctx.handed_out))
+    content = content_summary(call, set(ctx.values.invented) | set(ctx.values.handed))
     return f"{call_label(call)}{target} succeeds" + (f" with {content}" if content else "")
 
 
@@ -60,9 +57,11 @@ def content_summary(call: Call, server_made: set[str] | None = None) -> str:
     return ", ".join(parts)
 
 
-def _shown(column: str, value: Any, sources: dict[str, str]) -> str:
-    if isinstance(value, dict) and "same_as" in value:
-        return f"{column} = the id {sources.get(value['same_as'].get('checker'), 'an earlier call')} returned"
+def _shown(column: str, value: Any) -> str:
+    if isinstance(value, dict) and "created" in value:
+        return f"{column} = an id the attempt created"
+    if isinstance(value, dict) and "any" in value:
+        return f"{column} = {value['any'][0]!r} or an id the attempt was handed"
     if isinstance(value, dict) and "eq" in value:
         value = value["eq"]
     if isinstance(value, str) and len(value) > 40:
@@ -70,8 +69,8 @@ def _shown(column: str, value: Any, sources: dict[str, str]) -> str:
     return f"{column}={value!r}"
 
 
-def row_text(table: str, op: str, row: dict[str, Any], sources: dict[str, str]) -> str:
-    shown = ", ".join(_shown(k, v, sources) for k, v in row.items())
+def row_text(table: str, op: str, row: dict[str, Any]) -> str:
+    shown = ", ".join(_shown(k, v) for k, v in row.items())
     verb = {"insert": "a new row", "update": "an updated row", "delete": "a deleted row"}[op]
     return f"{verb} in {table} with {shown}"
 

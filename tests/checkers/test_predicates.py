@@ -67,17 +67,41 @@ def test_a_missing_value_satisfies_only_absence() -> None:
     assert not ok({"exists": True, "not": "x"}, MISSING)
 
 
-def test_same_as_compares_with_values_the_runtime_resolves() -> None:
+class _Attempt:
+    """What the runtime would know of an attempt: one create's answer and one earlier answer."""
+
     ref = {"checker": "create", "field": "response.id"}
 
-    def resolve(asked: dict[str, object]) -> list[object]:
-        assert asked == ref
+    def same_as(self, ref: dict[str, object]) -> list[object]:
+        assert ref == self.ref
         return [4812, "M9"]
 
-    assert evaluate({"same_as": ref}, "4812", resolve)[0]
-    assert not evaluate({"same_as": ref}, "4813", resolve)[0]
-    assert "create:response.id" in evaluate({"same_as": ref}, "4813", resolve)[1]
-    assert evaluate({"not": {"same_as": ref}}, "4813", resolve)[0]
+    def created(self, value: object, by: str | None) -> bool:
+        carried = {"create": {"4812"}, None: {"4812", "cart_7"}}
+        return str(value) in carried.get(by, set())
+
+
+def test_same_as_compares_with_values_the_runtime_resolves() -> None:
+    refs, ref = _Attempt(), _Attempt.ref
+    assert evaluate({"same_as": ref}, "4812", refs)[0]
+    assert not evaluate({"same_as": ref}, "4813", refs)[0]
+    assert "create:response.id" in evaluate({"same_as": ref}, "4813", refs)[1]
+    assert evaluate({"not": {"same_as": ref}}, "4813", refs)[0]
+
+
+def test_created_asks_the_attempt_and_any_takes_one_of_several() -> None:
+    refs = _Attempt()
+    assert evaluate({"created": "create"}, 4812, refs)[0]  # the create's answer carried it
+    assert not evaluate({"created": "create"}, "cart_7", refs)[0]  # carried, but not by the create
+    assert evaluate({"created": True}, "cart_7", refs)[0]  # any earlier answer will do
+    passed, why = evaluate({"created": True}, "cart_8", refs)
+    assert not passed and "earlier answer of the attempt" in why
+    assert not evaluate({"created": True}, "cart_7")[0]  # nothing known of the attempt: nothing was carried
+    handed = {"any": ["cart_5", {"created": True}]}  # the recorded cart, or the one the attempt was handed
+    assert evaluate(handed, "cart_5", refs)[0] and evaluate(handed, "cart_7", refs)[0]
+    passed, why = evaluate(handed, "cart_9", refs)
+    assert not passed and "none of the allowed values" in why and "'cart_5'" in why
+    assert not evaluate(handed, MISSING, refs)[0] and evaluate({"not": handed}, "cart_9", refs)[0]
 
 
 def test_failures_say_what_was_expected_and_what_came() -> None:
@@ -98,6 +122,9 @@ def test_failures_say_what_was_expected_and_what_came() -> None:
         ({"regex": "([a-z"}, "bad regex"),
         ({"regex": "a" * 600}, "longer than 500"),
         ({"regex": "^(a+)+$"}, "nested quantifiers can take exponential time"),
+        ({"any": []}, "'any' needs a non-empty list"),
+        ({"any": [{"gt": "x"}]}, "any[0]: 'gt' needs a number"),
+        ({"created": False}, "'created' takes true or the key"),
         ({"not": {"regex": "("}}, "where.not: bad regex"),
         ({"same_as": {"checker": "x"}}, "same_as needs"),
         ({"case_insensitive": "yes", "eq": "a"}, "case_insensitive must be"),

@@ -47,7 +47,7 @@ def order_rubrics(data: bytes) -> list[str]:
 
 def test_then_orders_the_invite_before_the_post() -> None:
     package = package_from(import_path(TUNED / "recordings" / "chat_invite.zip"))
-    assert package.rubric_checkers["order_c4_c6"] == {"kind": "order", "before": "call_c4", "after": "call_c6"}
+    assert package.rubric_checkers["order_c4_c6"] == {"kind": "order", "before": "core_c4", "after": "core_c6"}
     check = package.validation.self_check
     assert check is not None and check.problems == []
     [swap] = [m for m in check.mutants if m.kind == "swap"]
@@ -82,7 +82,7 @@ def test_an_instruction_the_analyzer_wrote_implies_no_order() -> None:
 def test_graphql_writes_are_placed_by_their_operation() -> None:
     """One endpoint for every write: the operation name says which step of the instruction it is."""
     package = package_from(import_path(HELDOUT / "recordings" / "storefront_graphql.zip"))
-    lines, note = "call_r3", "call_r5"
+    lines, note = "core_r3", "core_r5"  # the writes by their essential features: no cascade
     assert package.rubric_checkers["order_r3_r5"] == {"kind": "order", "before": lines, "after": note}
     titles = [r.title for r in package.task.rubrics]
     assert (

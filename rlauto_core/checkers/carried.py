@@ -1,0 +1,108 @@
+"""Values the attempt's own answers carried: what a `created` predicate is satisfied by.
+
+An id the attempt creates (its own page, the cart its session was handed) differs in every
+attempt, so it is bound by dataflow inside the attempt: any earlier successful answer that
+carried it will do, never one named recorded call. Answers are read through
+`dataflow.output_locations`, the one list of what a call's answer offers (bodies, results, and
+whatever else it learns to read). A value inside a list of several entities is a listing, not
+an answer about one entity: a search result does not say the attempt made it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from rlauto_core.package.dataflow import output_locations
+from rlauto_core.recording import Call, HttpCall, Recording
+
+_INDEX = re.compile(r"^\d+$")
+
+
+def _number(text: str) -> float | None:
+    try:
+        number = float(text.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _keys(value: Any) -> list[str]:
+    """Index keys of a scalar, so that `"42"` finds `42` and the other way round (as `eq` does)."""
+    if value is None or isinstance(value, bool | dict | list):
+        return []
+    if isinstance(value, int | float):
+        return [f"n:{float(value)!r}"]
+    text = str(value)
+    number = _number(text)
+    return [f"s:{text}"] + ([f"sn:{number!r}"] if number is not None else [])
+
+
+def _lookups(value: Any) -> list[str]:
+    if value is None or isinstance(value, bool | dict | list):
+        return []
+    if isinstance(value, int | float):
+        return [f"n:{float(value)!r}", f"sn:{float(value)!r}"]
+    text = str(value)
+    number = _number(text)
+    return [f"s:{text}"] + ([f"n:{number!r}"] if number is not None else [])
+
+
+def _succeeded(call: Call) -> bool:
+    if isinstance(call, HttpCall):
+        return call.status is not None and call.status < 400
+    return call.answered and not call.is_error
+
+
+def _listings(paths: list[str]) -> set[str]:
+    """Prefixes of lists that hold more than one entity (`results` when `results.0`, `results.1`)."""
+    seen: dict[str, set[str]] = {}
+    for path in paths:
+        parts = path.split(".")
+        for n, part in enumerate(parts):
+            if _INDEX.match(part):
+                seen.setdefault(".".join(parts[:n]), set()).add(part)
+    return {prefix for prefix, indexes in seen.items() if len(indexes) > 1}
+
+
+def _single_entity_values(call: Call) -> list[Any]:
+    found = output_locations(call)
+    listings = _listings([f"{root}.{path}" for root, path, _ in found])
+    values: list[Any] = []
+    for root, path, value in found:
+        full = f"{root}.{path}"
+        if any(full == prefix or full.startswith(prefix + ".") for prefix in listings):
+            continue
+        if isinstance(value, list):
+            if len(value) == 1:  # a list of scalars stays whole: one element is one entity
+                values.append(value[0])
+            continue
+        values.append(value)
+    return values
+
+
+class CarriedValues:
+    """What each successful answer of the attempt carried, and where each value was carried first."""
+
+    def __init__(self, calls: list[Call]) -> None:
+        self._first: dict[str, int] = {}
+        self._at: list[set[str]] = []
+        for position, call in enumerate(calls):
+            keys = {key for value in _single_entity_values(call) for key in _keys(value)} if _succeeded(call) else set()
+            self._at.append(keys)
+            for key in keys:
+                self._first.setdefault(key, position)
+
+    @classmethod
+    def of(cls, attempt: Recording) -> CarriedValues:
+        # the runtime's timeline: the HTTP calls first, then the tool calls (views.recording_views)
+        return cls([*attempt.http_calls, *attempt.tool_calls])
+
+    def before(self, value: Any, position: int) -> bool:
+        """Did an answer of a call before `position` carry `value`?"""
+        return any(self._first.get(key, position) < position for key in _lookups(value))
+
+    def carried_by(self, value: Any, position: int) -> bool:
+        """Did the answer of the call at `position` carry `value`?"""
+        return 0 <= position < len(self._at) and any(key in self._at[position] for key in _lookups(value))

@@ -1,0 +1,157 @@
+"""The value model: every value a checked call sends has one role, and the role says how it is checked.
+
+- **created** in the attempt (the page id of its own create, the cart its session is handed):
+  bound by dataflow inside the attempt, never to one named recorded call. An id a write created
+  is `{"created": "core_<call>"}`: an earlier answer of the attempt's create carried it, that
+  create known by its essential features (method, route, content: `core_<call>`), so a wrong
+  non-essential argument of the create fails its own rubric and nothing else. An id a read that
+  names nothing handed out is `{"any": [recorded, {"created": true}]}`: any earlier answer of the
+  attempt that carried it, or the recorded value (the user's own cart is the same every time).
+- **stable** reference (named by the instruction, a read-only entity, the user's own resource):
+  compared by value; where the agent learned it is not the task's business, so no read is required.
+- **volatile** (lock versions, ETags, clocks, nonces and idempotency keys, CSRF and session tokens,
+  request ids, totals the server computes, ids the client made up): never compared; the call's
+  success is what counts. A value the instruction names is never volatile.
+- **content** (titles, bodies, amounts, choices): compared, free text without regard to case.
+
+The offline checkers are written from these roles (checkgen.py), any draft's checkers (a model's
+too) are normalised to them (normalize.py), and the package keeps each role with its reason
+(`value_roles`, docs/checkers.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlauto_core.evidence.entities import canonical_key
+from rlauto_core.evidence.models import Evidence
+from rlauto_core.package.dataflow import Origin, id_like, input_locations, invented_values, output_locations
+from rlauto_core.package.models import ValueRole
+from rlauto_core.package.volatile import client_made, handed_out, is_told, told_values, volatile_kind
+from rlauto_core.recording import Recording
+
+# carried by any earlier answer of the attempt (what a read that names nothing hands out)
+CARRIED: dict[str, Any] = {"created": True}
+
+
+def safe_key(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "x"
+
+
+def core_key(call_id: str) -> str:
+    """The checker of a call's essential features (normalize.py), what ids it creates are bound to."""
+    return f"core_{safe_key(call_id)}"
+
+
+@dataclass
+class ValueModel:
+    """The roles of one recording's values, seen from its golden trajectory."""
+
+    recording: Recording
+    invented: dict[str, Origin]
+    handed: dict[str, Origin]
+    told: set[str]
+    positions: dict[str, int] = field(default_factory=dict)  # call id -> its position in the recording
+    first_seen: dict[str, int] = field(default_factory=dict)  # value -> position of the first call showing it
+    shown_by: dict[str, str] = field(default_factory=dict)  # value -> the first call whose answer showed it
+
+    @classmethod
+    def of(cls, recording: Recording, evidence: Evidence, golden: Iterable[str]) -> ValueModel:
+        shown: dict[str, str] = {}
+        first_seen: dict[str, int] = {}
+        for position, call in enumerate(recording.calls):
+            sent = [loc.value for loc in input_locations(call)]
+            answered = [value for _, _, value in output_locations(call)]
+            for value in sent + answered:
+                for single in value if isinstance(value, list) else [value]:
+                    if single is not None and not isinstance(single, dict | list):
+                        first_seen.setdefault(str(single), position)
+            for value in answered:
+                for single in value if isinstance(value, list) else [value]:
+                    if single is not None and not isinstance(single, dict | list):
+                        shown.setdefault(str(single), call.id)
+        return cls(
+            recording=recording,
+            invented=invented_values(recording, evidence),
+            handed=handed_out(recording, evidence, set(golden)),
+            told=told_values(recording.task.instruction),
+            positions={c.id: n for n, c in enumerate(recording.calls)},
+            first_seen=first_seen,
+            shown_by=shown,
+        )
+
+    def seen_before(self, value: Any, call_id: str) -> bool:
+        """Did an input or answer before call `call_id` hold this value? (No call: anywhere in the recording.)"""
+        return self.first_seen.get(str(value), len(self.positions)) < self.positions.get(call_id, len(self.positions))
+
+    def origin(self, value: Any) -> tuple[Origin, bool] | None:
+        """Where a created id came from, and whether a read that names nothing handed it out."""
+        if not id_like(value):
+            return None
+        text = str(value)
+        if text in self.invented:
+            return self.invented[text], False
+        if text in self.handed:
+            return self.handed[text], True
+        return None
+
+    def role(self, call_id: str, path: str, value: Any) -> ValueRole:
+        """The role of `value`, sent by call `call_id` at `path` (a field path of its input)."""
+        name = path.rsplit(".", 1)[-1]
+        if isinstance(value, list):
+            if any(self.origin(v) is not None and not is_told(v, self.told) for v in value):
+                return ValueRole(role="created", reason="holds ids the attempt creates: only their presence counts")
+            every_id = bool(value) and all(id_like(v) for v in value)
+            return ValueRole(role="stable" if every_id else "content", reason="chosen by the agent: compared")
+        if is_told(value, self.told):
+            told = "stable" if id_like(value) or canonical_key(name) is not None else "content"
+            return ValueRole(role=told, reason="named by the instruction: compared by value")
+        found = self.origin(value)
+        if found is not None:
+            origin, handed = found
+            where = f"{origin.call_id}'s answer ({origin.root}.{origin.path})"
+            if handed:
+                reason = (
+                    f"handed out by {where}, a read that names nothing: the session's own, so the recorded "
+                    "value or any earlier answer of the attempt that carries it"
+                )
+            else:
+                reason = f"created in the attempt by {where}: any earlier answer of the attempt that carries it"
+            return ValueRole(role="created", reason=reason)
+        kind = volatile_kind(path, value)
+        if kind is not None:
+            return ValueRole(role="volatile", reason=f"volatile ({kind}, field {name!r}): never compared")
+        if client_made(value, self.told | ({str(value)} if self.seen_before(value, call_id) else set())):
+            return ValueRole(role="volatile", reason="an id the client made up: never compared")
+        if id_like(value) or canonical_key(name) is not None:
+            shown = self.shown_by.get(str(value))
+            seen = f" (shown by {shown}'s answer)" if shown and shown != call_id else ""
+            return ValueRole(
+                role="stable", reason=f"the same in every attempt{seen}: compared by value, no read required"
+            )
+        return ValueRole(role="content", reason="chosen by the agent: compared")
+
+    def predicate(self, value: Any, role: ValueRole) -> Any | None:
+        """How a value of this role is checked; None: not at all."""
+        if role.role == "volatile":
+            return None
+        if role.role == "created":
+            if isinstance(value, list):
+                return {"exists": True}
+            found = self.origin(value)
+            if found is None:
+                return {"exists": True}
+            origin, handed = found
+            return {"any": [value, dict(CARRIED)]} if handed else {"created": core_key(origin.call_id)}
+        if isinstance(value, list):
+            return {"contains": value}
+        if isinstance(value, str) and " " in value.strip():
+            return {"eq": value, "case_insensitive": True}
+        return value
+
+    def check(self, call_id: str, path: str, value: Any) -> tuple[Any | None, ValueRole]:
+        role = self.role(call_id, path, value)
+        return self.predicate(value, role), role
