@@ -119,10 +119,24 @@ def _self_check(item: IndexedItem, package: dict[str, Any] | None, redactor: Red
     empty = check.get("empty_attempt_score", item.empty_attempt_score)
     total = check.get("mutants_total", item.mutants_total)
     caught = check.get("mutants_caught", item.mutants_caught)
-    cols = st.columns(3)
+    variants = check.get("variants_total")
+    cols = st.columns(4)
     cols[0].metric("Golden at full marks", "-" if golden is None else ("yes" if golden else "NO"))
     cols[1].metric("Empty attempt score", "-" if empty is None else f"{empty:g}")
     cols[2].metric("Mutants caught", "-" if total is None else f"{caught}/{total}")
+    cols[3].metric(
+        "Valid variants at full marks", "-" if not variants else f"{check.get('variants_passed')}/{variants}"
+    )
+    for variant in check.get("variants") or []:
+        if isinstance(variant, dict) and not variant.get("full_marks", True):
+            broken = "; ".join(
+                f"{b.get('id')} ({b.get('title')}): {b.get('reason')}"
+                for b in variant.get("broken") or []
+                if isinstance(b, dict)
+            )
+            st.error(
+                redactor.markdown(f"Variant {variant.get('id')} fails: {variant.get('description')}. Breaks {broken}")
+            )
     for problem in check.get("problems") or []:
         st.warning(redactor.markdown(str(problem)))
 

@@ -1,4 +1,5 @@
-"""`rlauto validate PACKAGE`: the package's self-check (golden, empty attempt, mutants) and rule judge."""
+"""`rlauto validate PACKAGE`: the package's self-check (golden, empty attempt, mutants, valid variants) and
+rule judge."""
 
 from __future__ import annotations
 
@@ -48,8 +49,13 @@ def validate_command(
         typer.echo(
             f"golden full marks: {report['golden_full_marks']}; empty attempt: {report['empty_attempt_score']:g}; "
             f"mutants caught: {report['mutants_caught']}/{report['mutants_total']}; "
+            f"valid variants at full marks: {report['variants_passed']}/{report['variants_total']}; "
             f"judge: {report['judge']['total']}/12 {report['judge']['verdict']}"
         )
+        failing = report["failing_variant"]
+        if failing is not None:
+            broken = ", ".join(f"{r['id']} ({r['title']})" for r in failing["rubrics"])
+            typer.echo(f"  failing variant: {failing['id']} {failing['description']}: breaks {broken}")
         for problem in report["problems"]:
             typer.echo(f"  problem: {problem}")
     raise typer.Exit(code=1 if report["problems"] else 0)

@@ -1,8 +1,9 @@
 """Self-check: a package must prove its checkers separate good attempts from bad ones.
 
-The golden trajectory must score full marks, an empty attempt nothing, and each mutant of the
-golden (a write dropped, retargeted, swapped with the write it depends on, or repeated on another
-entity) must lose points. No model involved.
+The golden trajectory must score full marks, an empty attempt nothing, each mutant of the golden
+(a write dropped, retargeted, swapped with the write it depends on, or repeated on another
+entity) must lose points, and each valid variant of it (variants.py: another path a good attempt
+may take) must keep full marks. No model involved.
 """
 
 from __future__ import annotations
@@ -13,10 +14,17 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
-from rlauto_core.checkers.runtime import CheckerEngine, score
+from rlauto_core.checkers.runtime import CheckerEngine, ScoreReport, score
+from rlauto_core.judging.variants import variants
 from rlauto_core.package.calls import attempt_from_calls, call_from_api_call
-from rlauto_core.package.models import GoldenStep, MutantOutcome, SelfCheck, TaskPackage
-from rlauto_core.package.redo import redo_attempt
+from rlauto_core.package.models import (
+    BrokenRubric,
+    GoldenStep,
+    MutantOutcome,
+    SelfCheck,
+    TaskPackage,
+    VariantOutcome,
+)
 from rlauto_core.recording import AnnotatorTask, Call, DbDiff, HttpCall, Recording
 
 CAUGHT_BAR = 0.95
@@ -229,17 +237,13 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if not caught:
             problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
     caught_count = sum(1 for m in outcomes if m.caught)
-    redo = redo_attempt(golden, package.task.instruction)
-    redo_full: bool | None = None
-    if redo is not None:
-        redo_report = score(package, redo)
-        redo_full = redo_report.score == golden_report.score
-        for rubric in redo_report.rubrics:
-            if not rubric.passed and next(r for r in golden_report.rubrics if r.id == rubric.id).passed:
-                problems.append(
-                    f"rubric {rubric.id} ({rubric.title}) fails a redo with new server-made ids: it pins a value "
-                    f"the server invents ({rubric.reason})"
-                )
+    tried = _variants(package, golden, golden_report, reads)
+    problems.extend(
+        f"valid variant {v.id} ({v.description}) fails rubric {b.id} ({b.title}): {b.reason}"
+        for v in tried
+        for b in v.broken[:1]
+    )
+    later = [v for v in tried if v.kind in ("ids_renamed", "volatile_changed")]
     if not outcomes:
         problems.append("no mutant applies: the golden trajectory has no state-changing call and reports no answer")
     return SelfCheck(
@@ -251,14 +255,44 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         mutants_total=len(outcomes),
         mutants_caught=caught_count,
         caught_fraction=round(caught_count / len(outcomes), 4) if outcomes else 0.0,
-        redo_full_marks=redo_full,
+        redo_full_marks=all(v.full_marks for v in later) if later else None,
         mutants=outcomes,
+        variants_total=len(tried),
+        variants_passed=sum(1 for v in tried if v.full_marks),
+        variants=tried,
         problems=problems,
     )
 
 
+def _variants(
+    package: TaskPackage, golden: Recording, golden_report: ScoreReport, reads: set[str]
+) -> list[VariantOutcome]:
+    """Every valid variant scored; a rubric the golden passes and a variant fails is broken by it."""
+    passed = {r.id for r in golden_report.rubrics if r.passed}
+    tried: list[VariantOutcome] = []
+    for number, (kind, description, attempt) in enumerate(variants(package, golden, reads), 1):
+        report = score(package, attempt)
+        broken = [
+            BrokenRubric(id=r.id, title=r.title, reason=r.reason)
+            for r in report.rubrics
+            if not r.passed and r.id in passed
+        ]
+        tried.append(
+            VariantOutcome(
+                id=f"v{number}",
+                kind=kind,
+                description=description,
+                score=report.score,
+                full_marks=report.score >= golden_report.score and not broken,
+                broken=broken,
+            )
+        )
+    return tried
+
+
 def cli_dict(result: SelfCheck) -> dict[str, Any]:
     """The `rlauto validate --json` keys."""
+    failing = result.failing_variant
     return {
         "golden_full_marks": result.golden_full_marks,
         "empty_attempt_score": result.empty_attempt_score,
@@ -266,5 +300,18 @@ def cli_dict(result: SelfCheck) -> dict[str, Any]:
         "mutants_caught": result.mutants_caught,
         "caught_fraction": result.caught_fraction,
         "redo_full_marks": result.redo_full_marks,
+        "variants_total": result.variants_total,
+        "variants_passed": result.variants_passed,
+        "variants": [
+            v.model_dump(include={"id", "kind", "description", "score", "full_marks"}) for v in result.variants
+        ],
+        "failing_variant": None
+        if failing is None
+        else {
+            "id": failing.id,
+            "kind": failing.kind,
+            "description": failing.description,
+            "rubrics": [b.model_dump() for b in failing.broken],
+        },
         "problems": result.problems,
     }

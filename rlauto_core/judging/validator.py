@@ -260,15 +260,22 @@ def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 0, "no rubric, so no checker to verify")
     facts = (
         f"golden {check.golden_score:g}/{check.max_score:g}, empty attempt {check.empty_attempt_score:g}, "
-        f"mutants caught {check.mutants_caught}/{check.mutants_total}"
+        f"mutants caught {check.mutants_caught}/{check.mutants_total}, "
+        f"valid variants at full marks {check.variants_passed}/{check.variants_total}"
     )
     dsl = [p for p in check.problems if p.startswith("checker DSL")]
     if dsl or not check.golden_full_marks or check.empty_attempt_passed:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 0, f"checkers do not separate good from empty: {facts}")
+    failing = check.failing_variant
+    if failing is not None:
+        broke = "; ".join(f"rubric {b.id} ({b.title}): {b.reason}" for b in failing.broken[:2])
+        return _dim(
+            Dimension.CHECKER_VERIFIABILITY,
+            0,
+            f"checkers fail a good attempt: valid variant {failing.id} ({failing.description}) breaks {broke}; {facts}",
+        )
     if check.empty_attempt_score > 0 or check.caught_fraction < CAUGHT_BAR:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 1, f"checkers are weak: {facts}")
-    if check.redo_full_marks is False:
-        return _dim(Dimension.CHECKER_VERIFIABILITY, 1, f"checkers pin ids the server invents (a redo fails): {facts}")
     return _dim(Dimension.CHECKER_VERIFIABILITY, 2, f"self-check passes: {facts}")
 
 

@@ -181,6 +181,26 @@ class MutantOutcome(BaseModel):
     caught: bool
 
 
+VariantKind = Literal["read_dropped", "stable_without_read", "reads_reordered", "ids_renamed", "volatile_changed"]
+
+
+class BrokenRubric(BaseModel):
+    id: str
+    title: str = ""
+    reason: str
+
+
+class VariantOutcome(BaseModel):
+    """A valid variant of the golden (another path a good attempt may take) and how it scored."""
+
+    id: str
+    kind: VariantKind
+    description: str
+    score: float
+    full_marks: bool
+    broken: list[BrokenRubric] = Field(default_factory=list)  # rubrics the golden passes and it fails
+
+
 class SelfCheck(BaseModel):
     golden_full_marks: bool
     golden_score: float
@@ -190,10 +210,18 @@ class SelfCheck(BaseModel):
     mutants_total: int
     mutants_caught: int
     caught_fraction: float
-    # the golden redone with other server-made ids: None when the server made none
+    # the golden redone later (ids renamed, volatile values changed): None when nothing would change
     redo_full_marks: bool | None = None
     mutants: list[MutantOutcome] = Field(default_factory=list)
+    variants_total: int = 0
+    variants_passed: int = 0
+    variants: list[VariantOutcome] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
+
+    @property
+    def failing_variant(self) -> VariantOutcome | None:
+        """The first valid variant that loses points (a good attempt by that path would)."""
+        return next((v for v in self.variants if not v.full_marks), None)
 
 
 class JudgeIteration(BaseModel):

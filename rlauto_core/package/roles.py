@@ -104,8 +104,8 @@ class ValueModel:
         if isinstance(value, list):
             if any(self.origin(v) is not None and not is_told(v, self.told) for v in value):
                 return ValueRole(role="created", reason="holds ids the attempt creates: only their presence counts")
-            every_id = bool(value) and all(id_like(v) for v in value)
-            return ValueRole(role="stable" if every_id else "content", reason="chosen by the agent: compared")
+            ids = bool(value) and (all(id_like(v) for v in value) or canonical_key(name) is not None)
+            return ValueRole(role="stable" if ids else "content", reason="chosen by the agent: compared")
         if is_told(value, self.told):
             told = "stable" if id_like(value) or canonical_key(name) is not None else "content"
             return ValueRole(role=told, reason="named by the instruction: compared by value")

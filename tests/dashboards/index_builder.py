@@ -259,10 +259,25 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
                 "mutants_caught": caught,
                 "caught_fraction": caught / 4,
                 "mutants": [],
+                **_variants(spec.scores[iteration - 1][DIMENSIONS.index(Dimension.CHECKER_VERIFIABILITY)] > 0),
                 "problems": [] if iteration > 1 else ["mutant 'drop r19' not caught"],
             },
         },
     }
+
+
+def _variants(passing: bool) -> dict[str, Any]:
+    """Three valid variants of the golden; the last one fails a rubric when verifiability scored 0."""
+    variants = [
+        {"id": "v1", "kind": "read_dropped", "description": "without read r12 (GET /api/v1/channels/C01/messages)",
+         "score": 4.0, "full_marks": True, "broken": []},
+        {"id": "v2", "kind": "ids_renamed", "description": "every id the server created or handed out renamed",
+         "score": 4.0, "full_marks": True, "broken": []},
+        {"id": "v3", "kind": "volatile_changed", "description": "lock versions, tokens, clocks and client-made ids changed",
+         "score": 4.0 if passing else 2.0, "full_marks": passing,
+         "broken": [] if passing else [{"id": "rb2", "title": "mark channel read", "reason": "request.version: expected 3, got 1003"}]},
+    ]  # fmt: skip
+    return {"variants_total": 3, "variants_passed": 3 if passing else 2, "variants": variants}
 
 
 def _parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema) -> bytes:

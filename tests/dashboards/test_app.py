@@ -120,6 +120,7 @@ def test_opening_an_item_shows_what_a_reviewer_needs(repository: Repository) -> 
     metrics = dict(zip([m.label for m in at.metric], texts(at, "metric"), strict=True))
     assert metrics["Score"] == "11/12" and metrics["Verdict"] == "PASS" and metrics["Decision"] == "none"
     assert metrics["Mutants caught"] == "4/4" and metrics["Golden at full marks"] == "yes"
+    assert metrics["Valid variants at full marks"] == "3/3" and not texts(at, "error")
     subheaders = texts(at, "subheader")
     for wanted in (
         "Flags",
@@ -354,3 +355,15 @@ def test_a_link_to_an_unknown_item_says_so(repository: Repository) -> None:
     assert any("No item job-a / it-\\<gone\\> in the index." in w for w in texts(at, "warning"))
     at.button(key="back_to_items").click().run()
     assert current_page(at) == "items"
+
+
+def test_the_item_page_says_which_valid_variant_fails_and_what_it_breaks(repository: Repository) -> None:
+    """A package whose checkers fail a good attempt by another path: the reviewer sees which path, which rubric."""
+    at = dashboard(repository)
+    at.query_params.update({"job": "job-a", "item": "it-zero"})
+    at.run()
+    assert not at.exception and [h.value for h in at.header] == ["Item it-zero"]
+    metrics = dict(zip([m.label for m in at.metric], texts(at, "metric"), strict=True))
+    assert metrics["Valid variants at full marks"] == "2/3"
+    [shown] = texts(at, "error")
+    assert "v3 fails" in shown and "tokens, clocks" in shown and "rb2" in shown and "request.version" in shown

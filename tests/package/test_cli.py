@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -112,13 +113,43 @@ def test_validate_a_package_zip_and_a_bare_task_json(packaged: dict[str, Package
     assert {"golden_full_marks", "empty_attempt_score", "mutants_total", "mutants_caught", "problems"} <= set(report)
     assert report["golden_full_marks"] and report["empty_attempt_score"] == 0 and report["problems"] == []
     assert report["mutants_caught"] == report["mutants_total"] > 0
+    assert report["variants_passed"] == report["variants_total"] > 0 and report["failing_variant"] is None
+    assert {v["kind"] for v in report["variants"]} >= {"ids_renamed", "stable_without_read"}
     assert report["judge"]["verdict"] == "PASS"
     with zipfile.ZipFile(path) as archive:
         (tmp_path / "task.json").write_bytes(archive.read("task.json"))
     alone = json.loads(runner.invoke(app, ["validate", str(tmp_path / "task.json"), "--json"]).stdout)
     assert alone["golden_full_marks"] and alone["mutants_total"] == report["mutants_total"]
+    assert alone["variants_passed"] == alone["variants_total"] == report["variants_total"]
     text = runner.invoke(app, ["validate", str(path)])
     assert text.exit_code == 0 and "golden full marks: True" in text.stdout
+    assert f"valid variants at full marks: {report['variants_total']}/{report['variants_total']}" in text.stdout
+
+
+def test_validate_names_the_variant_an_over_strict_checker_fails(packaged: dict[str, Packaged], tmp_path: Path) -> None:
+    """The label rubric pins the issue number this run's server made: another run gets another one."""
+    with zipfile.ZipFile(str(packaged["issue_tracker.zip"].package_path)) as archive:
+        task = json.loads(archive.read("task.json"))
+    key, field = next(
+        (k, f) for k, roles in task["value_roles"].items() for f, r in roles.items()
+        if r["role"] == "created" and f.startswith("path_params.")
+    )  # fmt: skip
+    # the role's reason names the create and where its answer held the id: pin that very value
+    made = re.search(r"by (\S+)'s answer \(response\.(\w+)\)", task["value_roles"][key][field]["reason"])
+    assert made is not None, task["value_roles"][key][field]
+    create = next(c for s in task["task"]["subtasks"] for c in s["apiCalls"] if c["id"] == made.group(1))
+    task["rubric_checkers"][key]["path_params"][field.split(".", 1)[1]] = create["output"]["body"][made.group(2)]
+    (tmp_path / "task.json").write_text(json.dumps(task))
+    result = runner.invoke(app, ["validate", str(tmp_path / "task.json"), "--json"])
+    assert result.exit_code == 1, result.stdout
+    report = json.loads(result.stdout)
+    failing = report["failing_variant"]
+    rubric = next(r for r in task["task"]["rubrics"] if r["checker_key"] == key)
+    assert failing["kind"] == "ids_renamed" and [r["id"] for r in failing["rubrics"]] == [rubric["id"]]
+    assert report["variants_passed"] == report["variants_total"] - 1
+    assert report["judge"]["scores"]["CHECKER VERIFIABILITY"]["score"] == 0 and report["judge"]["verdict"] != "PASS"
+    text = runner.invoke(app, ["validate", str(tmp_path / "task.json")])
+    assert f"failing variant: {failing['id']} every id the server created or handed out renamed" in text.stdout
 
 
 def test_validate_names_the_problems_of_a_weak_package(packaged: dict[str, Packaged], tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from rlauto_core.checkers import score
 from rlauto_core.importers import import_bytes
 from rlauto_core.judging.selfcheck import self_check
+from rlauto_core.judging.validator import validate
+from rlauto_core.package.judgement import Dimension
 from rlauto_core.package.volatile import client_made, is_told, told_values, volatile_kind
 from rlauto_core.recording import Recording
 from tests.package.helpers import package_from
@@ -105,12 +107,21 @@ def test_a_later_good_attempt_passes_and_a_wrong_product_fails() -> None:
     assert report.passed, [r for r in report.rubrics if not r.passed]
 
 
-def test_a_pinned_version_fails_the_redo() -> None:
+def test_a_pinned_version_is_caught_by_a_valid_variant_and_blocks_the_pass() -> None:
     package = package_from(RECORDED)
     package.rubric_checkers["call_r3"]["request"]["version"] = 3  # what this run's cart happened to be at
     check = self_check(package, RECORDED)
     assert check.golden_full_marks and check.redo_full_marks is False
-    assert any("call_r3" in p or "fails a redo" in p for p in check.problems)
+    failing = check.failing_variant
+    assert failing is not None and failing.kind == "volatile_changed" and not failing.full_marks
+    rubric = next(r for r in package.task.rubrics if r.checker_key == "call_r3")
+    assert [b.id for b in failing.broken] == [rubric.id] and "request.version" in failing.broken[0].reason
+    assert check.variants_passed == check.variants_total - 1
+    assert any(p.startswith(f"valid variant {failing.id} (") and f"rubric {rubric.id}" in p for p in check.problems)
+    judged = validate(package, RECORDED, check=check)
+    verifiability = next(s for s in judged.scores if s.dimension == Dimension.CHECKER_VERIFIABILITY)
+    assert verifiability.score == 0 and judged.verdict == "NEEDS_REVISION"
+    assert f"valid variant {failing.id}" in verifiability.explanation and rubric.id in verifiability.explanation
 
 
 def test_a_value_the_instruction_states_stays_pinned() -> None:
