@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from rlauto_core.checkers.predicates import MISSING, check_predicate, evaluate
@@ -70,7 +72,7 @@ def test_a_missing_value_satisfies_only_absence() -> None:
 class _Attempt:
     """What the runtime would know of an attempt: one create's answer and one earlier answer."""
 
-    ref = {"checker": "create", "field": "response.id"}
+    ref: ClassVar[dict[str, object]] = {"checker": "create", "field": "response.id"}
 
     def same_as(self, ref: dict[str, object]) -> list[object]:
         assert ref == self.ref
