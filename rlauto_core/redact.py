@@ -2,6 +2,12 @@
 query parameters and keys, bearer tokens, JWTs and key formats in text, and the values of
 secret-looking environment variables.
 
+Redaction goes by what a value is, so it never changes the data a package is graded on: a field
+whose name says credential (`password`, `api_key`, `access_token`, `csrf*`...) is redacted
+whatever it holds (`is_secret_field`); a bare `key` or `code` (a Jira project key `ENG`, a space
+key, a country code) only when its value has a credential's shape (a JWT, a known key prefix, a
+long random string: `looks_like_credential`).
+
 Used for everything a model sees, every `task.json` we write, model error messages, and
 everything the dashboard shows (`Redactor`).
 """
@@ -9,6 +15,7 @@ everything the dashboard shows (`Redactor`).
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 import re
@@ -28,17 +35,25 @@ SECRET_HEADERS = frozenset(
 # Parameter and JSON key names whose values are credentials (matched on lowercase, `-`/`_` removed).
 _SECRET_KEY_RE = re.compile(
     r"(token|secret|password|passwd|apikey|accesskey|privatekey|authorization|cookie|sessionid|"
-    r"signature|sig$|^sig|credential|^auth$|^key$|^code$|clientsecret|otp$)"
+    r"signature|sig$|^sig|credential|^auth$|clientsecret|otp$)"
 )
+# Names that hold credentials and ordinary data alike: the value's shape decides.
+_AMBIGUOUS_KEYS = frozenset({"key", "code"})
 _BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
 _JWT_RE = re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}")
 # a token-like parameter inside free text (a URL quoted in a message)
 _QUERY_SECRET_RE = re.compile(
-    r"(?i)([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|"
+    r"(?i)([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|sig|signature|"
     r"password|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|"
     r"x-amz-security-token)=)[^&#\s\"']*"
 )
-_KEYLIKE_RE = re.compile(r"\b(sk|pk|rk|xox[abprs]|ghp|gho|glpat|AKIA)[-_][A-Za-z0-9_-]{12,}")
+_QUERY_AMBIGUOUS_RE = re.compile(r"(?i)([?&](?:key|code)=)([^&#\s\"']*)")
+_KEYLIKE_RE = re.compile(
+    r"\b(sk|pk|rk|xox[abprs]|ghp|gho|ghu|ghs|ghr|github_pat|glpat|AKIA|whsec|shpat|npm)[-_][A-Za-z0-9_-]{12,}"
+    r"|\bAIza[0-9A-Za-z_-]{30,}"
+)
+_TOKEN_CHARS = re.compile(r"^[A-Za-z0-9_\-+/=.~]+$")
+MIN_TOKEN_LENGTH = 20
 
 
 def is_secret_header(name: str) -> bool:
@@ -50,9 +65,16 @@ def is_secret_key(name: str) -> bool:
     return bool(_SECRET_KEY_RE.search(normalized))
 
 
-def is_secret_name(name: str) -> bool:
-    """A header or field name whose value is a credential."""
-    return is_secret_header(name.strip()) or is_secret_key(name)
+def looks_like_credential(value: str) -> bool:
+    """A credential's shape: a JWT, a known key prefix, a bearer token, or a long random string
+    (letters and digits interleaved, no spaces: `Yk3Jd9Qm2LxP0vRt7sWc4hNa`, not `release-2026-notes`)."""
+    text = value.strip()
+    if _JWT_RE.search(text) or _KEYLIKE_RE.search(text) or _BEARER_RE.search(text):
+        return True
+    if len(text) < MIN_TOKEN_LENGTH or not _TOKEN_CHARS.match(text):
+        return False
+    switches = sum(1 for a, b in itertools.pairwise(text) if a.isalnum() and b.isalnum() and a.isdigit() != b.isdigit())
+    return switches >= 4
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
@@ -65,6 +87,9 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     text = _BEARER_RE.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
     text = _JWT_RE.sub(REDACTED, text)
     text = _KEYLIKE_RE.sub(REDACTED, text)
+    text = _QUERY_AMBIGUOUS_RE.sub(
+        lambda m: m.group(1) + (REDACTED if looks_like_credential(m.group(2)) else m.group(2)), text
+    )
     return _QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
 
 
@@ -91,8 +116,8 @@ def redact_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(is_secret_key(k) for k, _ in pairs):
-            query = urlencode([(k, REDACTED if is_secret_key(k) else v) for k, v in pairs], safe="[]")
+        if any(is_secret_field(k, v) for k, v in pairs):
+            query = urlencode([(k, REDACTED if is_secret_field(k, v) else v) for k, v in pairs], safe="[]")
     return redact_text(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
 
 
@@ -101,13 +126,12 @@ def redact_json(value: Any, _depth: int = 0) -> Any:
     if _depth > 64:
         return value
     if isinstance(value, dict):
-        if "name" in value and "value" in value and isinstance(value.get("name"), str):
-            name = value["name"]
-            if is_secret_header(name) or is_secret_key(name):
-                return {**value, "value": REDACTED}
+        name = value.get("name")
+        if "value" in value and isinstance(name, str) and is_secret_field(name, value["value"]):
+            return {**value, "value": REDACTED}
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if isinstance(key, str) and (is_secret_header(key) or is_secret_key(key)) and _is_scalar(item):
+            if isinstance(key, str) and is_secret_field(key, item) and _is_scalar(item):
                 out[key] = REDACTED if item not in (None, "") else item
             elif isinstance(key, str) and is_secret_key(key) and isinstance(item, list):
                 # a HAR's `cookies: [{"name": "bsess", "value": ...}]`: the pair's name is the
@@ -149,8 +173,8 @@ def redact_body(body: str | None) -> str | None:
         return json.dumps(redact_json(parsed), ensure_ascii=False, separators=(",", ":"))
     if "=" in body and " " not in body.strip() and "\n" not in body:
         pairs = parse_qsl(body, keep_blank_values=True)
-        if pairs and any(is_secret_key(k) for k, _ in pairs):
-            return urlencode([(k, REDACTED if is_secret_key(k) else v) for k, v in pairs], safe="[]")
+        if pairs and any(is_secret_field(k, v) for k, v in pairs):
+            return urlencode([(k, REDACTED if is_secret_field(k, v) else v) for k, v in pairs], safe="[]")
     return redact_text(body)
 
 
@@ -177,11 +201,16 @@ _PART = re.compile(
 )
 
 
-def is_secret_field(name: str) -> bool:
-    """A form field holding a credential: by its whole name or its last part (`user[password]`),
-    or a CSRF token by any spelling (`_csrf`, `csrfmiddlewaretoken`; not the `csrf-param` meta)."""
+def is_secret_field(name: str, value: Any = None) -> bool:
+    """A named value holding a credential: by its whole name or its last part (`user[password]`,
+    `auth.password`), a CSRF token by any spelling (`_csrf`, `csrfmiddlewaretoken`; not the
+    `csrf-param` meta), or a bare `key` or `code` whose value has a credential's shape."""
     parts = [p for p in _FORM_NAME_PARTS.split(name) if p]
-    return is_secret_key(name) or (bool(parts) and is_secret_key(parts[-1])) or bool(_CSRF_NAME.search(name))
+    last = parts[-1] if parts else name
+    if is_secret_header(name) or is_secret_key(name) or is_secret_key(last) or _CSRF_NAME.search(name):
+        return True
+    folded = last.lower().replace("-", "").replace("_", "")
+    return folded in _AMBIGUOUS_KEYS and isinstance(value, str) and looks_like_credential(value)
 
 
 def redact_form_secrets(text: str) -> str:
@@ -193,7 +222,9 @@ def redact_form_secrets(text: str) -> str:
     if "<" in text:
         text = _TAG_WITH_VALUE.sub(_redact_tag, text)
     if _FORM_DATA.search(text):
-        text = _PART.sub(lambda m: m.group(1) + REDACTED if is_secret_field(m.group(2)) else m.group(0), text)
+        text = _PART.sub(
+            lambda m: m.group(1) + REDACTED if is_secret_field(m.group(2), m.group(3)) else m.group(0), text
+        )
     return text
 
 
@@ -210,7 +241,7 @@ def _redact_urlencoded(text: str) -> str:
         found = text.find("&", hit.start())
         end = len(text) if found < 0 else found
         name, sep, value = text[start:end].partition("=")
-        if sep and value and is_secret_field(unquote_plus(name)):
+        if sep and value and is_secret_field(unquote_plus(name), unquote_plus(value)):
             pieces.append(text[done:start] + f"{name}={REDACTED}")
             done = end
     return "".join(pieces) + text[done:] if pieces else text

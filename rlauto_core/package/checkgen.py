@@ -14,7 +14,7 @@ from rlauto_core.package.models import DbDiffCriterion
 from rlauto_core.package.roles import ValueModel
 from rlauto_core.package.volatile import is_told, volatile_kind
 from rlauto_core.recording import Call, DbDiff, HttpCall
-from rlauto_core.redact import is_secret_header, is_secret_key
+from rlauto_core.redact import is_secret_field, is_secret_header
 
 MAX_FIELD_PREDICATES = 12
 MAX_ROW_PREDICATES = 8
@@ -35,7 +35,7 @@ def _field_predicates(call_id: str, values: list[tuple[str, Any]], ctx: CheckCon
     for path, value in values:
         if len(found) >= MAX_FIELD_PREDICATES:
             break
-        if value is None or any(is_secret_key(part) for part in path.split(".")):
+        if value is None or is_secret_field(path, value):
             continue
         if isinstance(value, list) and (not value or any(isinstance(v, dict | list) for v in value)):
             continue

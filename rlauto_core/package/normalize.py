@@ -24,7 +24,7 @@ from rlauto_core.package.models import ValueRole
 from rlauto_core.package.roles import ValueModel, core_key
 from rlauto_core.package.volatile import is_told, volatile_kind
 from rlauto_core.recording import Call, HttpCall, Recording
-from rlauto_core.redact import is_secret_key
+from rlauto_core.redact import is_secret_field
 
 INPUT_ROOTS = {"http_call": ("path_params", "query", "request"), "mcp_call": ("arguments",)}
 OUTPUT_ROOT = {"http_call": "response", "mcp_call": "result"}
@@ -163,8 +163,7 @@ class _Catalog:
         for where, value in _sent(checker, call):  # what the checker leaves out has a role too
             if where not in roles:
                 name = where.split(".", 1)[1]
-                secret = any(is_secret_key(part) for part in name.split("."))
-                roles[where] = _CREDENTIAL if secret else self.values.role(call.id, name, value)
+                roles[where] = _CREDENTIAL if is_secret_field(name, value) else self.values.role(call.id, name, value)
         output = OUTPUT_ROOT[kind]
         answers = checker.get(output)
         if isinstance(answers, dict):

@@ -56,3 +56,64 @@ def test_redact_strings_scrubs_every_string_inside_and_keeps_the_shape() -> None
         "steps": [{"kind": "type", "text": f"use {REDACTED}"}, 3, None],
         "name": f"Bearer {REDACTED}",
     }
+
+
+LIVE_KEY = "Yk3Jd9Qm2LxP0vRt7sWc4hNa8eUf1ZoB"  # a random API key, as a response may hand one out
+
+
+def test_a_bare_key_or_code_with_a_human_value_is_data_and_stays() -> None:
+    """A Confluence space key, a Jira issue key, a country code: the very names an instruction uses."""
+    value = {
+        "results": [{"id": 98304, "key": "ENG", "name": "Engineering"}],
+        "issue": {"key": "ENG-42", "id": "10042"},
+        "country": {"code": "DE", "name": "Germany"},
+        "release": {"key": "release-2026-05-notes"},
+    }
+    assert redact_json(value) == value
+    assert redact_url("https://wiki.example.com/rest/api/space?key=ENG&expand=homepage").endswith(
+        "key=ENG&expand=homepage"
+    )
+    assert redact_text("see https://wiki.example.com/display?key=ENG&code=DE") == (
+        "see https://wiki.example.com/display?key=ENG&code=DE"
+    )
+    assert redact_body("key=ENG&title=Runbook") == "key=ENG&title=Runbook"
+
+
+def test_a_bare_key_or_code_holding_a_credential_is_redacted() -> None:
+    value = {
+        "integration": {"name": "CI bot", "key": LIVE_KEY},
+        "webhook": {"key": "whsec_9f8e7d6c5b4a39281706f5e4"},
+        "maps": {"key": "AIzaSyD4k2Lm9Qx7Vt3Rw8Yz1Ab5Cd6Ef7Gh8Ij"},
+        "oauth": {"code": "4c9d2e7f1a8b3c6d5e0f9a2b"},
+        "headers": [{"name": "key", "value": LIVE_KEY}, {"name": "key", "value": "ENG"}],
+    }
+    redacted = redact_json(value)
+    text = str(redacted)
+    assert LIVE_KEY not in text and "whsec_9f8e" not in text and "AIzaSyD4" not in text and "4c9d2e7f" not in text
+    assert redacted["integration"]["name"] == "CI bot" and redacted["headers"][1] == {"name": "key", "value": "ENG"}
+    assert LIVE_KEY not in redact_url(f"https://maps.example.com/api?key={LIVE_KEY}&q=Berlin")
+    assert LIVE_KEY not in redact_text(f"GET /v1/x?key={LIVE_KEY}&page=2") and "page=2" in redact_text(
+        f"?key={LIVE_KEY}&page=2"
+    )
+    assert LIVE_KEY not in (redact_body(f"key={LIVE_KEY}&title=Runbook") or "")
+
+
+def test_names_that_say_credential_are_redacted_whatever_they_hold() -> None:
+    value = {
+        "csrf": "c5Rf8Kq2Wm", "_csrf": "short", "csrfmiddlewaretoken": "x", "X-XSRF-TOKEN": "x",
+        "api_key": "k", "apiKey": "k", "access_token": "t", "refresh_token": "t", "secret": "s", "password": "p",
+    }  # fmt: skip
+    assert set(redact_json(value).values()) == {REDACTED}
+    # ids and names are data, short or long: a random-looking message id is no credential
+    kept = {"id": LIVE_KEY, "name": "ENG", "_id": "q8Zk2XpN4tLm7RvWc", "idempotencyKey": "9f1c2e4a-1b7d-4e0a"}
+    assert redact_json(kept) == kept
+
+
+def test_looks_like_credential_shapes() -> None:
+    from rlauto_core.redact import looks_like_credential
+
+    for secret in (LIVE_KEY, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU", "sk_live_51HxYzAbCdEfGhIjKl",
+                   "550e8400-e29b-41d4-a716-446655440000"):  # fmt: skip
+        assert looks_like_credential(secret), secret
+    for data in ("ENG", "ENG-42", "release-2026-05-notes", "Engineering handbook 2026", "2026-05-11T08:30:00Z", "DE"):
+        assert not looks_like_credential(data), data
