@@ -40,6 +40,8 @@ def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upl
         "created": _created(recording, evidence),
         "volatile": _volatile(recording, evidence),
         "main_entity": evidence.main_entity._asdict() if evidence.main_entity else None,
+        # why: how many writes hit it and act on it, the runner-up, and the parameters ruled out
+        "main_entity_choice": choice.model_dump(mode="json") if (choice := evidence.main_entity_choice) else None,
         "flags": [f.model_dump(include={"code", "message", "call_ids", "severity"}) for f in flags],
         "noise_removed": evidence.noise_removed,
         "slim_chars": evidence_chars(slim_evidence(recording, evidence)),
@@ -135,6 +137,16 @@ def _print_report(report: dict[str, Any]) -> None:
         f"state-changing: {', '.join(report['state_changing']) or 'none'}; "
         f"main entity: {main['key'] + '=' + main['value'] if main else 'none'}"
     )
+    choice = report["main_entity_choice"] or {}
+    for label, tally in (("chosen", choice.get("chosen")), ("runner-up", choice.get("runner_up"))):
+        if tally:
+            console.print(
+                f"  {label}: {tally['key']}={tally['value']} (hit by {tally['writes']} writes, "
+                f"acted on by {tally['acted_on']})"
+            )
+    if choice.get("parameters"):
+        passed = ", ".join(f"{k}={v}" for k, v in choice["parameters"])
+        console.print(f"  never the main entity (passed to writes on another entity): {passed}")
     if report["noise_removed"]:
         console.print("noise removed: " + ", ".join(f"{k} {v}" for k, v in report["noise_removed"].items()))
     for write in report["writes"]:

@@ -6,6 +6,7 @@ from collections import Counter
 
 from rlauto_core.evidence.classify import http_is_state_changing, tool_is_state_changing
 from rlauto_core.evidence.entities import http_entities, tool_entities
+from rlauto_core.evidence.main_entity import choose_main_entity
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
 from rlauto_core.evidence.sidecalls import side_call_category, site_domains
@@ -76,26 +77,12 @@ def _build(recording: Recording) -> Evidence:
                 )
             )
     removed = Counter(c.noise_category for c in calls if c.noise_category)
+    choice = choose_main_entity(calls, recording.calls)
+    chosen = choice.chosen
     return Evidence(
         mode=recording.mode,
         calls=calls,
-        main_entity=main_entity(calls),
+        main_entity=EntityRef(key=chosen.key, value=chosen.value) if chosen else None,
+        main_entity_choice=choice,
         noise_removed=dict(sorted(removed.items())),
     )
-
-
-def main_entity(calls: list[CallEvidence]) -> EntityRef | None:
-    """The entity most successful state-changing calls touch; ties go to the one seen first."""
-    writes = [c for c in calls if c.significant and c.state_changing and not c.failed] or [
-        c for c in calls if c.significant and c.state_changing
-    ]
-    counts: Counter[tuple[str, str]] = Counter()  # tuples: model hashing is slow on 10k+ writes
-    first_seen: dict[tuple[str, str], int] = {}
-    for call in writes:
-        for pair in {(ref.key, ref.value) for ref in call.entities}:
-            counts[pair] += 1
-            first_seen.setdefault(pair, call.index)
-    if not counts:
-        return None
-    key, value = min(counts, key=lambda pair: (-counts[pair], first_seen[pair], pair))
-    return EntityRef(key=key, value=value)

@@ -2,8 +2,9 @@
 
 Keys are canonical camelCase ending in `Id` (`channel_id`, `channelID`, `/channels/C01` all
 give `channelId`), so that the same entity reached by different routes compares equal.
-Form bodies (urlencoded or multipart) are read like JSON ones, nested by their names. Response
-bodies are not read: ids the server invents are not the agent's choice.
+Form bodies (urlencoded or multipart) are read like JSON ones, nested by their names. A call's
+entities are what its request names (the agent's choice); what its answer names is read apart
+(`answer_entities`), for the main entity only: the entity the writes create or change.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ _ID_VALUE = re.compile(r"^[^\s]{1,100}$")
 _MAX_DEPTH = 3
 _SEPARATORS = re.compile(r"[_-]")
 _NOUN = re.compile(r"[A-Za-z][A-Za-z_-]*")
+_MAX_ANSWER_CHARS = 1_000_000  # a bigger answer is a listing or a page, not one entity
 
 
 @lru_cache(maxsize=8192)  # the same few keys recur on every call of a recording
@@ -157,4 +159,45 @@ def http_entities(call: HttpCall) -> list[EntityRef]:
         fields = read_fields(body, call.request_body_encoding, call.header("content-type"))
         if fields is not None:
             _collect(fields, refs)
+    return _unique(refs)
+
+
+def _collect_answer(value: Any, out: list[Pair], parent: str | None = None, depth: int = 0) -> None:
+    """Named ids outside lists: `cartId`, `order_id`, and `{"cart": {"id": ...}}` as `cartId`. A bare
+    top-level `id` names no entity, and a list is a listing of many, not the entity the call acted on."""
+    if depth > _MAX_DEPTH or not isinstance(value, dict):
+        return
+    for key, item in value.items():
+        if not isinstance(key, str) or isinstance(item, list):
+            continue
+        canonical = canonical_key(key)
+        if canonical is None and key.lower() in ("id", "_id") and parent is not None:
+            canonical = canonical_key(_singular(parent).replace("-", "_") + "_id")
+        if canonical and isinstance(item, (str, int)) and not isinstance(item, bool) and _ID_VALUE.match(str(item)):
+            out.append((canonical, str(item)))
+        elif isinstance(item, dict):
+            _collect_answer(item, out, key, depth + 1)
+
+
+def _answer_payload(call: HttpCall | ToolCall) -> Any:
+    if isinstance(call, ToolCall):
+        result = call.result if isinstance(call.result, dict) else {}
+        if isinstance(result.get("structuredContent"), dict):
+            return result["structuredContent"]
+        texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict) and c.get("type") == "text"]
+        body = texts[0] if texts and isinstance(texts[0], str) else None
+    else:
+        body = call.response_body if call.response_body_encoding == "text" else None
+    if not body or body.lstrip()[:1] != "{" or len(body) > _MAX_ANSWER_CHARS:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def answer_entities(call: HttpCall | ToolCall) -> list[EntityRef]:
+    """The entities a call's answer names: what a write created or changed (`{"order": {"id": "o_9"}}`)."""
+    refs: list[Pair] = []
+    _collect_answer(_answer_payload(call), refs)
     return _unique(refs)

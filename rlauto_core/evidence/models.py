@@ -33,10 +33,28 @@ class CallEvidence(BaseModel):
     failure: str | None = None  # why, when the answer says more than its status (a form's errors)
 
 
+class EntityTally(BaseModel):
+    """How many writes hit an entity (request or answer) and how many act on it (path, or what they made)."""
+
+    key: str
+    value: str
+    writes: int
+    acted_on: int
+
+
+class MainEntityChoice(BaseModel):
+    """The main entity and the runner-up, and what was ruled out: parameters of writes on another entity."""
+
+    chosen: EntityTally | None = None
+    runner_up: EntityTally | None = None
+    parameters: list[EntityRef] = Field(default_factory=list)
+
+
 class Evidence(BaseModel):
     mode: Mode
     calls: list[CallEvidence]
     main_entity: EntityRef | None = None
+    main_entity_choice: MainEntityChoice | None = None
     noise_removed: dict[str, int] = Field(default_factory=dict)
 
     @property

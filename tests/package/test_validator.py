@@ -122,14 +122,17 @@ def test_a_chinese_instruction_naming_the_content_is_clear_and_grounded(packaged
     assert dims(package, name)[Dimension.EVIDENCE_GROUNDING] < 2
 
 
-def test_a_checker_pinning_a_server_made_id_fails_the_redo(packaged: dict[str, Packaged]) -> None:
+def test_a_checker_pinning_a_server_made_id_fails_a_variant_and_cannot_pass(packaged: dict[str, Packaged]) -> None:
     name = "issue_tracker.zip"
     package = fresh(packaged, name)
     package.rubric_checkers["call_r17"]["path_params"]["issueId"] = "128"  # the number this run got
     recording = import_path(EXAMPLES / name)
     check = self_check(package, recording)
     assert check.golden_full_marks and check.redo_full_marks is False
-    assert any("fails a redo with new server-made ids" in p for p in check.problems)
+    failing = check.failing_variant
+    assert failing is not None and failing.kind == "ids_renamed"
+    assert any(p.startswith(f"valid variant {failing.id} (every id the server created") for p in check.problems)
     result = validate(package, recording, check=check)
     verifiability = next(s for s in result.scores if s.dimension is Dimension.CHECKER_VERIFIABILITY)
-    assert verifiability.score == 1 and "pin ids the server invents" in verifiability.explanation
+    assert verifiability.score == 0 and "checkers fail a good attempt" in verifiability.explanation
+    assert result.verdict == "NEEDS_REVISION"
