@@ -8,7 +8,7 @@ from typing import Any
 from rlauto_core.llm.json_answers import request_json
 from rlauto_core.llm.types import ModelClient, TokenUsage
 from rlauto_core.package.judgement import JudgeResult, PassPolicy
-from rlauto_core.package.models import TaskPackage
+from rlauto_core.package.models import SelfCheck, TaskPackage
 from rlauto_core.prompts.answers import JudgeAnswer
 from rlauto_core.prompts.judge import judge_messages
 
@@ -27,9 +27,22 @@ def package_view(package: TaskPackage) -> dict[str, Any]:
         ],
         "rubrics": [r.model_dump(mode="json") for r in package.task.rubrics],
         "rubric_checkers": package.rubric_checkers,
+        "value_roles": {
+            key: {name: f"{r.role}: {r.reason}" for name, r in roles.items()}
+            for key, roles in package.value_roles.items()
+        },
         "golden_trajectory": [s.model_dump(mode="json", exclude_none=True) for s in package.golden_trajectory],
         "dbdiff_criteria": [c.model_dump(mode="json", exclude_none=True) for c in package.dbdiff_criteria.criteria],
     }
+
+
+def _self_check_view(check: SelfCheck) -> dict[str, Any]:
+    """The self-check figures, the variants by name, and the one failing (which rubric it breaks)."""
+    view: dict[str, Any] = json.loads(check.model_dump_json(exclude={"mutants", "variants"}))
+    view["variants"] = [f"{v.id} {v.kind}: {'full marks' if v.full_marks else 'LOSES POINTS'}" for v in check.variants]
+    failing = check.failing_variant
+    view["failing_variant"] = None if failing is None else failing.model_dump(mode="json")
+    return view
 
 
 def judge_with_model(
@@ -52,7 +65,7 @@ def judge_with_model(
     messages = judge_messages(
         package_view=package_view(package),
         slim_evidence=slim,
-        self_check=json.loads(self_check.model_dump_json(exclude={"mutants"})) if self_check else None,
+        self_check=_self_check_view(self_check) if self_check else None,
         validator_findings=findings,
         prompt_template=prompt_template,
     )

@@ -71,7 +71,8 @@ def build_package(
 ) -> TaskPackage:
     """Assemble the package; checker problems of the draft become flags, never exceptions. Whoever wrote
     the checkers, they are normalised to the value model first (normalize.py)."""
-    draft, value_roles = normalize_draft(draft, recording, evidence)
+    draft, value_roles, changes = normalize_draft(draft, recording, evidence)
+    normalised = [Flag(code="checker_normalised", message=change, severity="info") for change in changes]
     steps = golden_steps(recording, evidence, draft.golden_call_ids)
     index = {c.id: n for n, c in enumerate(recording.calls)}
     by_id = {c.id: c for c in recording.calls}
@@ -135,7 +136,7 @@ def build_package(
         pass_policy=pass_policy_of(pass_policy or PassPolicy()),
         golden_trajectory=steps,
         network=network_summary(recording, evidence, draft),
-        validation=PackageValidation(flags=[*(flags or []), *dsl_flags]),
+        validation=PackageValidation(flags=[*(flags or []), *dsl_flags, *normalised]),
         **extras,
     )
 

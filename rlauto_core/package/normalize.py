@@ -312,8 +312,10 @@ def _keys_in(node: Any) -> set[str]:
     return found
 
 
-def normalize_draft(draft: PackageDraft, recording: Recording, evidence: Evidence) -> tuple[PackageDraft, ValueRoles]:
-    """The draft with every checker normalised to the value model, and the roles it found."""
+def normalize_draft(
+    draft: PackageDraft, recording: Recording, evidence: Evidence
+) -> tuple[PackageDraft, ValueRoles, list[str]]:
+    """The draft with every checker normalised to the value model, the roles it found, and what it changed."""
     by_id = {c.id: c for c in recording.calls}
     wanted = set(draft.golden_call_ids)
     golden = [c for c in recording.calls if c.id in wanted and c.id in by_id]
@@ -342,7 +344,6 @@ def normalize_draft(draft: PackageDraft, recording: Recording, evidence: Evidenc
             "rubrics": rubrics,
             "extra_checkers": {k: c for k, c in run.checkers.items() if k not in graded},
             "dbdiff_criteria": criteria,
-            "notes": [*draft.notes, *(n for n in run.notes if n not in draft.notes)],
         }
     )
-    return normalized, run.roles
+    return normalized, run.roles, list(dict.fromkeys(run.notes))

@@ -8,7 +8,7 @@ from typing import Any
 
 from rlauto_core.llm.types import Message
 from rlauto_core.prompts.answers import AnalyzerResult
-from rlauto_core.prompts.dsl import dsl_reference
+from rlauto_core.prompts.dsl import VALUE_ROLES, dsl_reference
 from rlauto_core.recording import Mode
 
 SHARED_SYSTEM = """\
@@ -24,13 +24,12 @@ Rules:
 3. RUBRICS: atomic, one per required outcome (every state change the task asks for, every
    database row it must leave); nothing graded that the task did not ask; each has a checker_key.
 4. CHECKERS: executable, declarative, in the DSL below. Grade what the agent controls (target
-   entity, content, order), never values the server invents (new ids, timestamps). An attempt
-   with no calls must fail every rubric that is about a state change. Never pin volatile values
-   (lock versions, CSRF tokens, nonces, request ids, client clocks, server totals, ids the
-   client makes up): tie one to the earlier answer that showed it with `same_as`, or leave it
-   out. Side calls (telemetry, recommendations, UI state such as grid state, saved filters,
-   bookmarks) are never required. Order two writes on one entity only when the instruction says
-   so. A recording that changes nothing is graded on the answer it shows (kind answer).
+   entity, content, order); compare each value by its role (VALUE ROLES below): an id the
+   attempt creates by dataflow, a stable id by value without requiring a read, a volatile value
+   never. An attempt with no calls must fail every rubric that is about a state change. Side
+   calls (telemetry, recommendations, UI state such as grid state, saved filters, bookmarks) are
+   never required. Order two writes on one entity only when the instruction says so. A recording
+   that changes nothing is graded on the answer it shows (kind answer).
 5. GOLDEN TRAJECTORY: the call ids of the reference solution, in a valid order, exactly the
    needed calls: no noise, no strays, no calls on another entity.
 6. Use call ids exactly as the evidence prints them ("id"). Put what the recording cannot show,
@@ -74,7 +73,7 @@ server, arguments, result), dbdiff, order, absent, count.
 
 def analyzer_system_prompt(mode: Mode) -> str:
     specific = MCP_SYSTEM if mode is Mode.MCP else API_SYSTEM
-    return "\n".join([SHARED_SYSTEM, specific, dsl_reference()])
+    return "\n".join([SHARED_SYSTEM, specific, VALUE_ROLES, dsl_reference()])
 
 
 def _block(title: str, body: str) -> str:

@@ -22,7 +22,10 @@ DIMENSION_GUIDE: dict[Dimension, str] = {
     "order, on one main entity, no noise",
     Dimension.RUBRIC_COVERAGE: "every required outcome has an atomic rubric; nothing graded that the task did not ask",
     Dimension.CHECKER_VERIFIABILITY: "every rubric has a checker grounded in recorded evidence that an "
-    "empty attempt fails",
+    "empty attempt fails and a good attempt by another valid path passes: ids the attempt creates bound by "
+    "dataflow (created), stable ids compared by value with no read required, volatile values (lock versions, "
+    "ETags, tokens, clocks, nonces, request ids) never compared; a valid variant of the golden that loses "
+    "points in the self-check (failing_variant) means 0",
     Dimension.EVIDENCE_GROUNDING: "every id, name and value in instruction and rubrics appears in the recording",
 }
 
@@ -56,7 +59,7 @@ def judge_messages(
     ]
     if self_check is not None:
         parts.append(
-            "=== DETERMINISTIC SELF-CHECK (checkers run on golden, empty and mutated attempts) ===\n"
+            "=== DETERMINISTIC SELF-CHECK (checkers run on golden, empty, mutated attempts and valid variants) ===\n"
             + json.dumps(self_check, ensure_ascii=False, separators=(",", ":"), default=str)
         )
     if validator_findings:

@@ -8,14 +8,14 @@ from typing import Any
 from rlauto_core.llm.types import Message
 from rlauto_core.prompts.analyzer import answer_schema
 from rlauto_core.prompts.answers import RubricCompletion
-from rlauto_core.prompts.dsl import dsl_reference
+from rlauto_core.prompts.dsl import VALUE_ROLES, dsl_reference
 
 RUBRIC_SYSTEM = """\
 You complete the rubrics of an RL task package. For each rubric listed as incomplete, write ONE
 executable checker in the DSL below, grounded in the recorded calls: it must pass on the
 recorded (golden) calls, fail on an attempt with no calls, and grade only what the agent
-controls (target entity, content, order), never server-generated ids or timestamps. Keep tool
-names and endpoints exactly as recorded. Answer with one JSON object, no prose.
+controls (target entity, content, order), each value compared by its role (VALUE ROLES below).
+Keep tool names and endpoints exactly as recorded. Answer with one JSON object, no prose.
 """
 
 
@@ -32,7 +32,7 @@ def rubric_messages(
             "=== INSTRUCTION ===\n" + instruction,
             "=== INCOMPLETE RUBRICS ===\n" + json.dumps(incomplete, ensure_ascii=False, separators=(",", ":")),
             "=== PROBLEMS FOUND ===\n" + ("\n".join(f"- {p}" for p in problems) or "none"),
-            "=== EXISTING CHECKERS (reference them by key in order/absent/same_as) ===\n"
+            "=== EXISTING CHECKERS (reference them by key in order/absent/created) ===\n"
             + json.dumps(existing_checkers, ensure_ascii=False, separators=(",", ":")),
             "=== RECORDING EVIDENCE ===\n"
             + json.dumps(slim_evidence, ensure_ascii=False, separators=(",", ":"), default=str),
@@ -40,6 +40,6 @@ def rubric_messages(
         ]
     )
     return [
-        Message(role="system", content=RUBRIC_SYSTEM + "\n" + dsl_reference()),
+        Message(role="system", content="\n".join([RUBRIC_SYSTEM, VALUE_ROLES, dsl_reference()])),
         Message(role="user", content=user),
     ]
