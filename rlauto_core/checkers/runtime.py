@@ -85,9 +85,10 @@ class _Before:
         carried = self._engine.carried
         if by is None:
             return carried.before(value, self._before)
-        # the creating call by its own checker: whatever else that call's rubric demands
+        # the creating call by its own checker (whatever else that call's rubric demands); the create
+        # itself may name what it acts on (an add that says which cart) when its answer carries it
         return any(
-            v.position < self._before and carried.carried_by(value, v.position) for v in self._engine.matches(by)
+            v.position <= self._before and carried.carried_by(value, v.position) for v in self._engine.matches(by)
         )
 
 

@@ -196,8 +196,19 @@ def _answer_payload(call: HttpCall | ToolCall) -> Any:
         return None
 
 
+def _resource(path: str) -> str | None:
+    """The collection a path ends in (`/wiki/api/v2/pages` -> `pages`, `/pages/77` -> `pages`)."""
+    nouns = [s for s in path.split("/") if s and _NOUN.fullmatch(s) and s.lower() not in _NOT_COLLECTIONS]
+    return nouns[-1] if nouns else None
+
+
 def answer_entities(call: HttpCall | ToolCall) -> list[EntityRef]:
-    """The entities a call's answer names: what a write created or changed (`{"order": {"id": "o_9"}}`)."""
+    """The entities a call's answer names: what a write created or changed (`{"order": {"id": "o_9"}}`,
+    or a bare `id` of the resource an HTTP path names: `POST /pages` answering `{"id": "77"}`)."""
     refs: list[Pair] = []
-    _collect_answer(_answer_payload(call), refs)
+    payload = _answer_payload(call)
+    parent = _resource(call.path) if isinstance(call, HttpCall) else None
+    _collect_answer(payload, refs)
+    if parent is not None and isinstance(payload, dict) and isinstance(payload.get("id"), (str, int)):
+        _collect_answer({parent: {"id": payload["id"]}}, refs)
     return _unique(refs)

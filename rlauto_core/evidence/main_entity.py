@@ -17,8 +17,6 @@ from rlauto_core.evidence.entities import answer_entities, path_entities
 from rlauto_core.evidence.models import CallEvidence, EntityRef, EntityTally, MainEntityChoice
 from rlauto_core.recording import Call, HttpCall
 
-Pair = tuple[str, str]
-
 
 def _acted_on(call: Call, info: CallEvidence, answered: list[EntityRef]) -> set[EntityRef]:
     if isinstance(call, HttpCall):
@@ -29,38 +27,42 @@ def _acted_on(call: Call, info: CallEvidence, answered: list[EntityRef]) -> set[
 
 
 def choose_main_entity(calls: list[CallEvidence], recorded: Sequence[Call]) -> MainEntityChoice:
-    """`recorded[i]` is the call of `calls[i]` (the evidence keeps the recording's order)."""
+    """`recorded[i]` is the call of `calls[i]` (the evidence keeps the recording's order). An id is
+    counted by its value, whatever key each endpoint names it by (`pageId` in a path, `contentId` in
+    another, `id` in the answer that made it); it is named by the key it was first seen under."""
     writes = [c for c in calls if c.significant and c.state_changing and not c.failed] or [
         c for c in calls if c.significant and c.state_changing
     ]
-    hits: Counter[Pair] = Counter()  # tuples: model hashing is slow on 10k+ writes
-    acted: Counter[Pair] = Counter()
-    first_seen: dict[Pair, int] = {}
-    passed_along: set[Pair] = set()
-    acted_or_made: set[Pair] = set()
+    hits: Counter[str] = Counter()  # by value: tuples and strings hash fast on 10k+ writes
+    acted: Counter[str] = Counter()
+    first_key: dict[str, str] = {}
+    passed_along: set[str] = set()
+    acted_or_made: set[str] = set()
     for info in writes:
         call = recorded[info.index]
         answered = answer_entities(call)
-        subjects = _acted_on(call, info, answered)
-        for ref in dict.fromkeys([*info.entities, *answered]):
-            pair = (ref.key, ref.value)
-            hits[pair] += 1
-            first_seen.setdefault(pair, len(first_seen))
-            if ref in subjects:
-                acted[pair] += 1
-            if subjects and ref not in subjects and ref not in answered:
-                passed_along.add(pair)
+        subjects = {ref.value for ref in _acted_on(call, info, answered)}
+        made = {ref.value for ref in answered}
+        for value in dict.fromkeys(ref.value for ref in [*info.entities, *answered]):
+            hits[value] += 1
+            if value in subjects:
+                acted[value] += 1
+            if subjects and value not in subjects and value not in made:
+                passed_along.add(value)
             else:
-                acted_or_made.add(pair)
+                acted_or_made.add(value)
+        for ref in [*info.entities, *answered]:
+            first_key.setdefault(ref.value, ref.key)
+    order = {value: n for n, value in enumerate(first_key)}
     parameters = passed_along - acted_or_made
-    candidates = [p for p in hits if p not in parameters] or list(hits)
-    ranked = sorted(candidates, key=lambda p: (-hits[p], -acted[p], first_seen[p], p))
+    candidates = [v for v in hits if v not in parameters] or list(hits)
+    ranked = sorted(candidates, key=lambda v: (-hits[v], -acted[v], order[v], v))
 
-    def tally(pair: Pair) -> EntityTally:
-        return EntityTally(key=pair[0], value=pair[1], writes=hits[pair], acted_on=acted[pair])
+    def tally(value: str) -> EntityTally:
+        return EntityTally(key=first_key[value], value=value, writes=hits[value], acted_on=acted[value])
 
     return MainEntityChoice(
         chosen=tally(ranked[0]) if ranked else None,
         runner_up=tally(ranked[1]) if len(ranked) > 1 else None,
-        parameters=[EntityRef(k, v) for k, v in sorted(parameters, key=lambda p: first_seen[p])],
+        parameters=[EntityRef(first_key[v], v) for v in sorted(parameters, key=lambda v: order[v])],
     )

@@ -29,8 +29,6 @@ from rlauto_core.redact import is_secret_field
 INPUT_ROOTS = {"http_call": ("path_params", "query", "request"), "mcp_call": ("arguments",)}
 OUTPUT_ROOT = {"http_call": "response", "mcp_call": "result"}
 _HEAD = ("kind", "method", "host", "path", "path_template", "tool", "server", "status", "is_error")
-# what a core keeps: the route, the content, and the ids the call itself works on
-_ESSENTIAL = frozenset({"created", "content"})
 ValueRoles = dict[str, dict[str, ValueRole]]
 
 
@@ -263,19 +261,30 @@ class _Catalog:
         else:  # a create no checker describes (a model dropped its rubric): its recorded call says it
             checker, roles = self._call(key, call_checker(call, CheckContext(values=self.values)), call, [])
         core = {name: checker[name] for name in _HEAD if name in checker}
+        # content tells creates on one route apart; alone on its route, a wrong title fails the create's
+        # own rubric, not the rubrics of what it made
+        essential = {"created", "content"} if self._shares_route(call, checker) else {"created"}
         for root in INPUT_ROOTS[str(checker["kind"])]:
             kept = {
                 name: predicate
                 for name, predicate in (checker.get(root) or {}).items()
                 if (role := roles.get(f"{root}.{name}")) is not None
-                and (role.role in _ESSENTIAL or (root == "path_params" and role.role == "stable"))
+                and (role.role in essential or (root == "path_params" and role.role == "stable"))
             }
             if kept:
                 core[root] = kept
         core["description"] = (
-            f"{call.id} by its essential features (method, route, content): what ids it creates are bound to"
+            f"{call.id} by its essential features (method, route, and content where another call shares the "
+            "route): what the ids it creates are bound to"
         )
         return core
+
+    def _shares_route(self, call: Call, checker: dict[str, Any]) -> bool:
+        """Does another golden call fit this checker's route (method and path, or tool)?"""
+        route: dict[str, Any] = {
+            n: checker[n] for n in ("kind", "method", "path", "path_template", "tool") if n in checker
+        }
+        return any(other.id != call.id and _route_fits(route, _view(other, 0)) for other in self.golden)
 
     def _drop_unused(self) -> None:
         """Checkers nothing points at any more (a read only a `same_as` named) leave the catalog."""

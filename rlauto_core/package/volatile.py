@@ -21,6 +21,7 @@ from rlauto_core.recording import Call, HttpCall, Recording
 VolatileKind = Literal["lock", "csrf", "nonce", "clock", "total"]
 
 _LOCK = frozenset(["version", "rev", "revision", "etag", "vsn"])
+_LOCK_PARTS = frozenset(["number", "value", "id"])
 _CSRF = frozenset(["csrf", "xsrf", "csrfmiddlewaretoken", "authenticity"])
 _NONCE = frozenset(
     ["nonce", "idempotency", "txn", "dedupe", "dedup", "correlation", "trace", "traceparent", "cachebust"]
@@ -70,6 +71,11 @@ def key_words(path: str) -> list[str]:
     return name_tokens(parts[-1]) if parts else []
 
 
+def _parent_words(path: str) -> list[str]:
+    parts = [p for p in path.split(".") if p and not _INDEX.match(p)]
+    return name_tokens(parts[-2]) if len(parts) >= 2 else []
+
+
 def volatile_kind(path: str, value: Any) -> VolatileKind | None:
     """What kind of per-attempt value a field holds, by its name and (for clocks) its shape."""
     words = key_words(path)
@@ -77,8 +83,8 @@ def volatile_kind(path: str, value: Any) -> VolatileKind | None:
     wordset = set(words)
     if wordset & _CSRF or path.rsplit(".", 1)[-1].lower() in ("_token", "__requestverificationtoken"):
         return "csrf"
-    if last in _LOCK:
-        return "lock"
+    if last in _LOCK or (last in _LOCK_PARTS and _parent_words(path)[-1:] in ([w] for w in _LOCK)):
+        return "lock"  # `version`, `lock_version`, and inside a version object: `version.number`
     if wordset & _NONCE or (last == "id" and wordset & _NONCE_WITH_ID):
         return "nonce"
     if "client" in wordset and wordset & _CLIENT_THINGS:

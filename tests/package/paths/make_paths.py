@@ -1,0 +1,44 @@
+"""Write the paths corpus (issue 20): recordings whose good attempts reach the same end state by
+another valid path (reads skipped, reordered or added, ids learned elsewhere, other lock versions,
+ETags and tokens) and must score full marks, and wrong attempts that must fail.
+
+Run: `python tests/package/paths/make_paths.py`. Deterministic (fixed clocks and ZIP dates).
+`recordings/<app>.zip` is one recorded run, `attempts/<app>/<kind>.zip` the attempts made later:
+`good*` take valid paths, `wrong_*` and `missing_write` do not (tests/package/corpus_kit.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from tests.package.corpus_kit import write_corpus  # noqa: E402
+from tests.package.paths import cart_lock, wiki_space  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+APPS = {
+    "cart_lock": cart_lock.build,
+    "wiki_space": wiki_space.build,
+}
+
+
+def files() -> dict[Path, bytes]:
+    out: dict[Path, bytes] = {}
+    for name, build in APPS.items():
+        recording, attempts = build()
+        out.update(write_corpus(HERE, name, recording, attempts))
+    return out
+
+
+def main() -> None:
+    for path, data in files().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    print(f"paths corpus written under {HERE}")
+
+
+if __name__ == "__main__":
+    main()
