@@ -68,11 +68,12 @@ class _Changes:
         return node
 
     def swap(self, node: Any, key: str = "", depth: int = 0) -> Any:
-        """Mapped values replaced in a JSON value, also inside JSON held in strings (tool text content)."""
+        """Mapped values replaced in a JSON value, also inside JSON held in strings (tool text content);
+        `key` is the field's dotted path (`version.number`: a lock by its parent's name)."""
         if depth > 32:
             return node
         if isinstance(node, dict):
-            return {k: self.swap(v, str(k), depth + 1) for k, v in node.items()}
+            return {k: self.swap(v, f"{key}.{k}" if key else str(k), depth + 1) for k, v in node.items()}
         if isinstance(node, list):
             return [self.swap(v, key, depth + 1) for v in node]
         if isinstance(node, bool) or node is None:

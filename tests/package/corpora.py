@@ -2,7 +2,8 @@
 
 - team: examples/recordings with tests/package/attempts (the team's corpus);
 - tuned: tests/package/tuned, the shapes the analyzer was developed against;
-- heldout: tests/package/heldout, recordings and attempts nobody tuned on.
+- heldout: tests/package/heldout, recordings and attempts nobody tuned on;
+- paths: tests/package/paths, good attempts that take another valid path (issue 20).
 
 Only stable public calls are used (package_offline, score, import_path), so the same code
 measures any version of the analyzer.
@@ -29,8 +30,14 @@ CORPORA = {
         ROOT / "tests" / "package" / "heldout" / "recordings",
         ROOT / "tests" / "package" / "heldout" / "attempts",
     ),
+    "paths": (ROOT / "tests" / "package" / "paths" / "recordings", ROOT / "tests" / "package" / "paths" / "attempts"),
 }
 WRONG_KINDS = ("missing_write", "wrong_entity", "wrong_order", "wrong_answer", "wrong_content")
+
+
+def is_good(kind: str) -> bool:
+    """`good` (the task redone later) and `good_<path>` (by another valid path): full marks."""
+    return kind == "good" or kind.startswith("good_")
 
 
 @dataclass(frozen=True)
@@ -121,10 +128,10 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
                 rates.empty_scores_zero.add(points == 0, f"{case.name}: empty attempt scores {points}")
             else:
                 rates.empty_scores_zero.add(check.empty_attempt_score == 0, f"{case.name}: empty attempt scores")
-            good = case.attempts.get("good")
-            if good is not None:
-                passed, points, _, why = _attempt_score(package, good)
-                rates.good_attempts_pass.add(passed, f"{case.name}: good {points}/{package.max_score}: {why}")
+            for kind in sorted(k for k in case.attempts if is_good(k)):
+                passed, points, _, why = _attempt_score(package, case.attempts[kind])
+                full = passed and points == package.max_score
+                rates.good_attempts_pass.add(full, f"{case.name}: {kind} {points}/{package.max_score}: {why}")
             for kind in WRONG_KINDS:
                 wrong = case.attempts.get(kind)
                 if wrong is not None:

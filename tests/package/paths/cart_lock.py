@@ -100,14 +100,14 @@ SCRIPTS = {
         ("add", "sku_kenya_250", 1, True),
         ("add", "sku_guate_250", 2, True),
         ("checkout", "addr_work"),
-    ],  # fmt: skip
+    ],
     "wrong_entity": [
         ("session",),
         ("add", "sku_kenya_250", 1, False),
         ("add", "sku_guate_250", 2, True),
         ("addresses",),
         ("checkout", "addr_home"),
-    ],  # fmt: skip
+    ],
     "missing_write": [("session",), ("add", "sku_kenya_250", 1, False), ("addresses",), ("checkout", "addr_work")],
     "wrong_order": [
         ("session",),
@@ -115,14 +115,14 @@ SCRIPTS = {
         ("addresses",),
         ("checkout", "addr_work"),
         ("add", "sku_guate_250", 2, True),
-    ],  # fmt: skip
+    ],
     "wrong_content": [
         ("session",),
         ("add", "sku_kenya_250", 1, False),
         ("add", "sku_guate_250", 3, True),
         ("addresses",),
         ("checkout", "addr_work"),
-    ],  # fmt: skip
+    ],
 }
 
 

@@ -16,12 +16,15 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from tests.package.corpus_kit import write_corpus  # noqa: E402
-from tests.package.paths import cart_lock, wiki_space  # noqa: E402
+from tests.package.paths import cart_lock, checkout_mcp, etag_form, jira_keys, wiki_space  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 APPS = {
     "cart_lock": cart_lock.build,
     "wiki_space": wiki_space.build,
+    "etag_form": etag_form.build,
+    "jira_keys": jira_keys.build,
+    "checkout_mcp": checkout_mcp.build,
 }
 
 

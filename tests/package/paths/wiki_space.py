@@ -84,7 +84,7 @@ SCRIPTS = {
         ("read_page",),
         ("fill", STEPS),
         ("label", "ops-runbook"),
-    ],  # fmt: skip
+    ],
     "wrong_entity": [("space_by_key", "OPS"), ("create", "OPS", TITLE), ("fill", STEPS), ("label", "ops-runbook")],
     "missing_write": [("space_by_key", "ENG"), ("create", "ENG", TITLE), ("fill", STEPS)],
     "wrong_order": [("space_by_key", "ENG"), ("create", "ENG", TITLE), ("label", "ops-runbook"), ("fill", STEPS)],
@@ -93,7 +93,7 @@ SCRIPTS = {
         ("create", "ENG", "Runbook: rotate keys"),
         ("fill", STEPS),
         ("label", "ops-runbook"),
-    ],  # fmt: skip
+    ],
 }
 
 
