@@ -81,6 +81,7 @@ class Rates:
     mutants_caught: Rate = field(default_factory=Rate)
     good_attempts_pass: Rate = field(default_factory=Rate)
     wrong_attempts_fail: Rate = field(default_factory=Rate)
+    variants_full_marks: Rate = field(default_factory=Rate)
 
     def items(self) -> list[tuple[str, Rate]]:
         return list(vars(self).items())
@@ -92,6 +93,7 @@ TARGETS = {
     "mutants_caught": 0.95,
     "good_attempts_pass": 1.0,
     "wrong_attempts_fail": 1.0,
+    "variants_full_marks": 1.0,
 }
 
 
@@ -122,6 +124,13 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
             rates.mutants_caught.hits += check.mutants_caught
             rates.mutants_caught.total += check.mutants_total
             rates.mutants_caught.misses += [f"{case.name}: {m.description}" for m in check.mutants if not m.caught]
+            rates.variants_full_marks.hits += check.variants_passed
+            rates.variants_full_marks.total += check.variants_total
+            rates.variants_full_marks.misses += [
+                f"{case.name}: {v.description} breaks {', '.join(b.id for b in v.broken)}"
+                for v in check.variants
+                if not v.full_marks
+            ]
             empty = case.attempts.get("empty")
             if empty is not None:
                 _, points, _, _ = _attempt_score(package, empty)
