@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from io import BytesIO
@@ -212,6 +213,26 @@ def write_corpus(root: Path, name: str, recording: bytes, attempts: dict[str, by
     for kind, data in attempts.items():
         out[root / "attempts" / name / f"{kind}.zip"] = data
     return out
+
+
+App = Callable[[], tuple[bytes, dict[str, bytes]]]
+
+
+def corpus_files(root: Path, apps: dict[str, App]) -> dict[Path, bytes]:
+    """Paths and bytes of every app of a corpus (each app's `build()`: recording and attempts)."""
+    out: dict[Path, bytes] = {}
+    for name, build in apps.items():
+        recording, attempts = build()
+        out.update(write_corpus(root, name, recording, attempts))
+    return out
+
+
+def write_files(files: dict[Path, bytes], what: str) -> None:
+    """Write a corpus to disk (the make_* scripts' `main`)."""
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    print(f"{what} written")
 
 
 def diff(**tables: dict[str, list[Any]]) -> dict[str, Any]:

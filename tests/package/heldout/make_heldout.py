@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from tests.package.corpus_kit import write_corpus  # noqa: E402
+from tests.package.corpus_kit import corpus_files, write_files  # noqa: E402
 from tests.package.heldout import (  # noqa: E402
     bookshop,
     browse_only,
@@ -45,19 +45,13 @@ APPS = {
 
 
 def files() -> dict[Path, bytes]:
-    out: dict[Path, bytes] = {}
-    for name, build in APPS.items():
-        recording, attempts = build()
-        out.update(write_corpus(HERE, name, recording, attempts))
+    out = corpus_files(HERE, APPS)
     out[HERE / "verdicts" / "browse_only.har"] = browse_only.build()
     return out
 
 
 def main() -> None:
-    for path, data in files().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    print(f"held-out corpus written under {HERE}")
+    write_files(files(), f"held-out corpus under {HERE}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from tests.package.corpus_kit import write_corpus  # noqa: E402
+from tests.package.corpus_kit import corpus_files, write_files  # noqa: E402
 from tests.package.paths import cart_lock, checkout_mcp, etag_form, jira_keys, wiki_space  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -29,18 +29,12 @@ APPS = {
 
 
 def files() -> dict[Path, bytes]:
-    out: dict[Path, bytes] = {}
-    for name, build in APPS.items():
-        recording, attempts = build()
-        out.update(write_corpus(HERE, name, recording, attempts))
+    out = corpus_files(HERE, APPS)
     return out
 
 
 def main() -> None:
-    for path, data in files().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    print(f"paths corpus written under {HERE}")
+    write_files(files(), f"paths corpus under {HERE}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from tests.package.corpus_kit import write_corpus  # noqa: E402
+from tests.package.corpus_kit import corpus_files, write_files  # noqa: E402
 from tests.package.tuned import chat_invite, cms_publish, order_lookup, orders_grid, shop_locks, verdict_cases  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -26,20 +26,14 @@ APPS = {
 
 
 def files() -> dict[Path, bytes]:
-    out: dict[Path, bytes] = {}
-    for name, build in APPS.items():
-        recording, attempts = build()
-        out.update(write_corpus(HERE, name, recording, attempts))
+    out = corpus_files(HERE, APPS)
     out[HERE / "verdicts" / "grid_save_only.zip"] = verdict_cases.grid_save_only()
     out[HERE / "verdicts" / "lookup_without_instruction.zip"] = verdict_cases.lookup_without_instruction()
     return out
 
 
 def main() -> None:
-    for path, data in files().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    print(f"tuned corpus written under {HERE}")
+    write_files(files(), f"tuned corpus under {HERE}")
 
 
 if __name__ == "__main__":
