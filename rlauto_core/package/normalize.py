@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlauto_core.checkers.predicates import MISSING, evaluate, predicate_refs
+from rlauto_core.checkers.predicates import MISSING, check_predicate, evaluate, predicate_refs
 from rlauto_core.checkers.views import CallView, http_view, match_template, parse_body, tool_view
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.package.checkgen import CheckContext, call_checker
@@ -28,6 +28,7 @@ from rlauto_core.redact import is_secret_field
 
 INPUT_ROOTS = {"http_call": ("path_params", "query", "request"), "mcp_call": ("arguments",)}
 OUTPUT_ROOT = {"http_call": "response", "mcp_call": "result"}
+_MAX_DEPTH = 32
 _HEAD = ("kind", "method", "host", "path", "path_template", "tool", "server", "status", "is_error")
 ValueRoles = dict[str, dict[str, ValueRole]]
 
@@ -46,11 +47,17 @@ def _view(call: Call, position: int) -> CallView:
     return http_view(call, position) if isinstance(call, HttpCall) else tool_view(call, position)
 
 
+def _holds(predicate: Any, value: Any) -> bool:
+    """A predicate of a checker not validated yet (a model's): a malformed one holds for nothing,
+    and a regex the DSL refuses (`(a+)+`) never runs against a recorded body."""
+    return not check_predicate(predicate, "") and evaluate(predicate, value, _Lenient())[0]
+
+
 def _route_fits(checker: dict[str, Any], view: CallView) -> bool:
     if (checker.get("kind") == "http_call") != (view.kind == "http"):
         return False
     for name in ("method", "path", "tool"):
-        if name in checker and not evaluate(checker[name], view.get(name))[0]:
+        if name in checker and not _holds(checker[name], view.get(name)):
             return False
     template = checker.get("path_template")
     return not isinstance(template, str) or match_template(template, view.fields["path"]) is not None
@@ -65,8 +72,9 @@ def recorded_call(checker: dict[str, Any], calls: list[Call]) -> Call | None:
             continue
         held = 0
         for root in (*INPUT_ROOTS[str(checker["kind"])], OUTPUT_ROOT[str(checker["kind"])]):
-            for name, predicate in (checker.get(root) or {}).items():
-                held += evaluate(predicate, _recorded(checker, view, root, name), _Lenient())[0]
+            predicates = checker.get(root)
+            for name, predicate in predicates.items() if isinstance(predicates, dict) else ():
+                held += _holds(predicate, _recorded(checker, view, root, name))
         if best is None or held > best[0]:
             best = (held, call)
     return best[1] if best else None
@@ -302,9 +310,12 @@ class _Catalog:
             self.roles.pop(key, None)
 
 
-def _keys_in(node: Any) -> set[str]:
-    """Checker keys a checker points at: order/absent/count references, `same_as` and `created`."""
+def _keys_in(node: Any, depth: int = 0) -> set[str]:
+    """Checker keys a checker points at: order/absent/count references, `same_as` and `created`
+    (a checker nested deeper than any the DSL accepts points at nothing)."""
     found: set[str] = set()
+    if depth > _MAX_DEPTH:
+        return found
     if isinstance(node, dict):
         for name, value in node.items():
             if name in ("before", "after", "given", "match") and isinstance(value, str):
@@ -314,10 +325,10 @@ def _keys_in(node: Any) -> set[str]:
             elif name == "created" and isinstance(value, str):
                 found.add(value)
             else:
-                found |= _keys_in(value)
+                found |= _keys_in(value, depth + 1)
     elif isinstance(node, list):
         for item in node:
-            found |= _keys_in(item) | ({item} if isinstance(item, str) else set())
+            found |= _keys_in(item, depth + 1) | ({item} if isinstance(item, str) else set())
     return found
 
 
