@@ -77,7 +77,7 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
         filtered=filtered,
         notes=notes,
     )
-    return normalize_draft(draft, recording, evidence)[0]  # the cores its order rubrics point at
+    return normalize_draft(draft, recording, evidence, ctx.values)[0]  # the cores its order rubrics point at
 
 
 def _read_only_draft(
@@ -109,7 +109,7 @@ def _read_only_draft(
         filtered=filtered,
         notes=notes,
     )
-    return normalize_draft(draft, recording, evidence)[0]
+    return normalize_draft(draft, recording, evidence, ctx.values)[0]
 
 
 def _write_checkers(

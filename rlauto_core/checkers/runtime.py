@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -98,12 +99,17 @@ class CheckerEngine:
     def __init__(self, catalog: dict[str, Any], attempt: Recording) -> None:
         self.catalog = catalog
         self.views = recording_views(attempt)
-        self.carried = CarriedValues.of(attempt)
+        self._attempt = attempt
         self.dbdiff: DbDiff | None = attempt.dbdiff
         self.answer: Any = reported_answer(attempt)
         self._memo: dict[str, list[CallView]] = {}
         # a database or an answer has no order: anything the attempt did counts
         self._anywhere = _Before(self, len(self.views) + 1)
+
+    @cached_property
+    def carried(self) -> CarriedValues:
+        """What the attempt's answers carried, read once and only when a `created` predicate asks."""
+        return CarriedValues.of(self._attempt)
 
     # -- call matchers -------------------------------------------------------------------------
     def matches(self, ref: Any) -> list[CallView]:

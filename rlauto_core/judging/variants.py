@@ -21,7 +21,7 @@ from rlauto_core.evidence.build import build_evidence
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
 from rlauto_core.package.models import TaskPackage, VariantKind
-from rlauto_core.package.redo import redo_attempt
+from rlauto_core.package.redo import redo_attempts
 from rlauto_core.recording import Call, Recording
 
 MAX_SHOWN = 3
@@ -72,9 +72,8 @@ def variants(
             reordered[slot] = calls[n]
         names = ", ".join(calls[n].id for n in reversed(free))
         yield "reads_reordered", f"reads in another order: {names}", attempt(reordered)
-    renamed = redo_attempt(golden, package.task.instruction, volatile=False)
+    renamed, changed = redo_attempts(golden, package.task.instruction)
     if renamed is not None:
         yield "ids_renamed", "every id the server created or handed out renamed", renamed
-    changed = redo_attempt(golden, package.task.instruction, ids=False)
     if changed is not None:
         yield "volatile_changed", "lock versions, tokens, clocks and client-made ids changed", changed

@@ -333,16 +333,17 @@ def _keys_in(node: Any, depth: int = 0) -> set[str]:
 
 
 def normalize_draft(
-    draft: PackageDraft, recording: Recording, evidence: Evidence
+    draft: PackageDraft, recording: Recording, evidence: Evidence, values: ValueModel | None = None
 ) -> tuple[PackageDraft, ValueRoles, list[str]]:
-    """The draft with every checker normalised to the value model, the roles it found, and what it changed."""
+    """The draft with every checker normalised to the value model (`values`, when the caller has the
+    recording's already), the roles it found, and what it changed."""
     by_id = {c.id: c for c in recording.calls}
     wanted = set(draft.golden_call_ids)
     golden = [c for c in recording.calls if c.id in wanted and c.id in by_id]
     checkers: dict[str, Any] = dict(draft.extra_checkers)
     checkers.update({r.checker_key: r.checker for r in draft.rubrics if r.checker is not None})
     run = _Catalog(
-        values=ValueModel.of(recording, evidence, wanted),
+        values=values or ValueModel.of(recording, evidence, wanted),
         golden=golden,
         checkers=checkers,
         rubric_keys=[r.checker_key for r in draft.rubrics],

@@ -153,18 +153,19 @@ def _diff_values(diff: DbDiff, changes: _Changes) -> DbDiff:
     return DbDiff.model_validate(data)
 
 
-def redo_attempt(
-    golden: Recording, instruction: str | None = None, *, ids: bool = True, volatile: bool = True
-) -> Recording | None:
-    """The golden attempt as a later run: server-made ids (`ids`) and volatile values (`volatile`)
-    changed; None when nothing in it would change. `instruction` (default: the golden's own) states
+def redo_attempts(golden: Recording, instruction: str | None = None) -> tuple[Recording | None, Recording | None]:
+    """The golden attempt as a later run, twice: with the server-made ids renamed, and with the volatile
+    values changed; None where nothing would change. `instruction` (default: the golden's own) states
     what never changes."""
     evidence = build_evidence(golden)
     made = {**handed_out(golden, evidence, {c.id for c in golden.calls}), **invented_values(golden, evidence)}
-    mapping: dict[str, Any] = {value: str(_new_id(value)) for value in made} if ids else {}
     told = golden.task.instruction if instruction is None else instruction
-    later = {k: v for k, v in _volatile_values(golden, told).items() if k not in made} if volatile else {}
-    changes = _Changes(mapping, later)
+    renamed = _Changes({value: str(_new_id(value)) for value in made}, {})
+    later = _Changes({}, {k: v for k, v in _volatile_values(golden, told).items() if k not in made})
+    return _redone(golden, renamed), _redone(golden, later)
+
+
+def _redone(golden: Recording, changes: _Changes) -> Recording | None:
     if not changes:
         return None
     calls = [_swap_call(call, changes) for call in golden.calls]
