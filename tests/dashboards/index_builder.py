@@ -259,8 +259,17 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
                 "mutants_caught": caught,
                 "caught_fraction": caught / 4,
                 "mutants": [],
-                **_variants(spec.scores[iteration - 1][DIMENSIONS.index(Dimension.CHECKER_VERIFIABILITY)] > 0),
-                "problems": [] if iteration > 1 else ["mutant 'drop r19' not caught"],
+                **_variants(
+                    passing := spec.scores[iteration - 1][DIMENSIONS.index(Dimension.CHECKER_VERIFIABILITY)] > 0
+                ),
+                "problems": ([] if iteration > 1 else ["mutant 'drop r19' not caught"])
+                + (
+                    []
+                    if passing
+                    else [
+                        "valid variant v3 (lock versions, tokens, clocks and client-made ids changed) fails rubric rb2"
+                    ]
+                ),
             },
         },
     }

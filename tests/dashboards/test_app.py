@@ -367,3 +367,4 @@ def test_the_item_page_says_which_valid_variant_fails_and_what_it_breaks(reposit
     assert metrics["Valid variants at full marks"] == "2/3"
     [shown] = texts(at, "error")
     assert "v3 fails" in shown and "tokens, clocks" in shown and "rb2" in shown and "request.version" in shown
+    assert not [w for w in texts(at, "warning") if "valid variant" in w]  # said once, as the error
