@@ -119,7 +119,10 @@ class ValueModel:
                     "value or any earlier answer of the attempt that carries it"
                 )
             else:
-                reason = f"created in the attempt by {where}: any earlier answer of the attempt that carries it"
+                reason = (
+                    f"created in the attempt by {where}: carried by an answer of that create, known by its "
+                    f"essential features ({core_key(origin.call_id)})"
+                )
             return ValueRole(role="created", reason=reason)
         kind = volatile_kind(path, value)
         if kind is not None:
@@ -128,7 +131,8 @@ class ValueModel:
             return ValueRole(role="volatile", reason="an id the client made up: never compared")
         if id_like(value) or canonical_key(name) is not None:
             shown = self.shown_by.get(str(value))
-            seen = f" (shown by {shown}'s answer)" if shown and shown != call_id else ""
+            earlier = shown is not None and self.positions.get(shown, 0) < self.positions.get(call_id, 0)
+            seen = f" (shown by {shown}'s answer)" if earlier else ""
             return ValueRole(
                 role="stable", reason=f"the same in every attempt{seen}: compared by value, no read required"
             )

@@ -29,7 +29,7 @@ def test_the_offline_draft_is_a_fixed_point() -> None:
 
 
 def _recording() -> Recording:
-    body = {"title": "a" * 150_000 + "!", "version": 3}
+    body = {"title": "a" * 150_000 + "!", "version": 3, "password": "hunter2-CANARY-pw"}
     calls = [
         http("r1", "GET", "https://app.example.com/api/boards/b_12", 200, None, {"id": "b_12", "version": 3}),
         http("r2", "POST", "https://app.example.com/api/boards/b_12/cards", 201, body, {"id": "card_9"}),
@@ -47,7 +47,7 @@ HOSTILE: dict[str, Any] = {
     "catastrophic": {"kind": "http_call", "method": "POST", "request": {"title": {"regex": "^(a+)+$"}}},
     "ghost_refs": {"kind": "http_call", "method": "POST", "path": "/api/boards/b_12/cards",
                    "request": {"version": {"same_as": {"checker": "ghost", "field": "response.version"}},
-                               "title": {"created": "nobody"}}},
+                               "title": {"created": "nobody"}, "password": "hunter2-CANARY-pw"}},
     "deep": {"kind": "order", "before": {"kind": "http_call", "request": {"a": {"not": {"not": {"not": {"not": {
         "not": {"not": {"not": {"not": {"not": {"not": {"not": {"not": {"not": {"not": {"not": {"not": {"not": {
             "not": "x"}}}}}}}}}}}}}}}}}}}}, "after": "catastrophic"},
@@ -76,6 +76,9 @@ def test_hostile_model_checkers_end_as_flags_not_crashes() -> None:
     assert ghost["request"] == {"title": "a" * 150_000 + "!"} and '"ghost_refs"' not in flagged
     normalised = [f.message for f in package.validation.flags if f.code == "checker_normalised"]
     assert any(m.startswith('checker "ghost_refs" request.version: not compared, volatile (lock') for m in normalised)
+    # a credential a model pinned is never compared, so it never reaches the package's checkers
+    assert "hunter2-CANARY-pw" not in package.model_dump_json()
+    assert package.value_roles["ghost_refs"]["request.password"].reason.startswith("a credential")
     check = self_check(package, recording)
     assert check.problems and check.problems[0].startswith("checker DSL")
 
