@@ -260,8 +260,9 @@ class _Catalog:
         return found
 
     def _core(self, key: str) -> dict[str, Any] | None:
-        """The essential features of the golden call behind `core_<id>`: method, route, content, the ids
-        it works on; from its checker (a rubric's first), else written from the recorded call."""
+        """The essential features of the golden call behind `core_<id>`: method, route, the ids it works
+        on, and what else it sends where another call shares the route; from its checker (a rubric's
+        first), else written from the recorded call."""
         call = next((c for c in self.values.recording.calls if core_key(c.id) == key), None)
         if call is None:
             return self.checkers.get(key)
@@ -272,9 +273,9 @@ class _Catalog:
         else:  # a create no checker describes (a model dropped its rubric): its recorded call says it
             checker, roles = self._call(key, call_checker(call, CheckContext(values=self.values)), call, [])
         core = {name: checker[name] for name in _HEAD if name in checker}
-        # content tells creates on one route apart; alone on its route, a wrong title fails the create's
-        # own rubric, not the rubrics of what it made
-        essential = {"created", "content"} if self._shares_route(call, checker) else {"created"}
+        # what it sends tells calls on one route apart (two adds: which product, how many); alone on its
+        # route, a wrong title fails the create's own rubric, not the rubrics of what it made
+        essential = {"created", "content", "stable"} if self._shares_route(call, checker) else {"created"}
         for root in INPUT_ROOTS[str(checker["kind"])]:
             kept = {
                 name: predicate
@@ -285,8 +286,8 @@ class _Catalog:
             if kept:
                 core[root] = kept
         core["description"] = (
-            f"{call.id} by its essential features (method, route, and content where another call shares the "
-            "route): what the ids it creates are bound to"
+            f"{call.id} by its essential features (method, route, and what it sends where another call shares "
+            "the route): what the ids it creates are bound to"
         )
         return core
 

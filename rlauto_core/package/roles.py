@@ -2,9 +2,9 @@
 
 - **created** in the attempt (the page id of its own create, the cart its session is handed):
   bound by dataflow inside the attempt, never to one named recorded call. An id a write created
-  is `{"created": "core_<call>"}`: an earlier answer of the attempt's create carried it, that
-  create known by its essential features (method, route, content: `core_<call>`), so a wrong
-  non-essential argument of the create fails its own rubric and nothing else. An id a read that
+  is `{"created": "core_<call>"}`: an answer of the attempt's create carried it, that create
+  known by its essential features (`core_<call>`: method, route, and what it sends where calls
+  share the route), so a wrong argument of the create fails its own rubric and nothing else. An id a read that
   names nothing handed out is `{"any": [recorded, {"created": true}]}`: any earlier answer of the
   attempt that carried it, or the recorded value (the user's own cart is the same every time).
 - **stable** reference (named by the instruction, a read-only entity, the user's own resource):

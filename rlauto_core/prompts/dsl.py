@@ -19,7 +19,7 @@ reordered, server ids renamed, volatile values changed):
   counts. A value the instruction names is never volatile.
 - content (titles, bodies, amounts, choices): compared (free text without regard to case).
 order and absent's given judge that a call happened, by its essential features (method, route,
-content), not how every argument was made.
+the ids it works on), not how every argument was made.
 """
 
 
