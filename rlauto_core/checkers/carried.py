@@ -18,6 +18,7 @@ from rlauto_core.package.dataflow import output_locations
 from rlauto_core.recording import Call, HttpCall, Recording
 
 _INDEX = re.compile(r"^\d+$")
+_JSON_ROOTS = frozenset({"response", "result"})
 
 
 def _number(text: str) -> float | None:
@@ -68,7 +69,8 @@ def _listings(paths: list[str]) -> set[str]:
 
 def _single_entity_values(call: Call) -> list[Any]:
     found = output_locations(call)
-    listings = _listings([f"{root}.{path}" for root, path, _ in found])
+    # only a JSON answer's numbered path parts are list positions (a Location's `segments.4` is not)
+    listings = _listings([f"{root}.{path}" for root, path, _ in found if root in _JSON_ROOTS])
     values: list[Any] = []
     for root, path, value in found:
         full = f"{root}.{path}"

@@ -92,14 +92,18 @@ class _Changes:
             return json.dumps(self.swap(json.loads(text)), ensure_ascii=False)
         except (ValueError, RecursionError):
             if not _FORM.match(text):
-                return text
+                return self.paths(text)  # an HTML page: the links to what the server made
             return urlencode([(k, str(self.leaf(v, k))) for k, v in parse_qsl(text, keep_blank_values=True)])
+
+    def paths(self, text: str) -> str:
+        """Ids renamed where they are path segments (`/calls/9131/`): in a URL, a Location, a page's links."""
+        for old, new in self.ids.items():
+            text = re.sub(rf"(?<=/){re.escape(old)}(?=[/?#\"'<\s]|$)", str(new), text)
+        return text
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)
-        path = parts.path
-        for old, new in self.ids.items():
-            path = re.sub(rf"(?<=/){re.escape(old)}(?=/|$)", str(new), path)
+        path = self.paths(parts.path)
         query = parts.query
         if query:
             query = urlencode([(k, str(self.leaf(v, k))) for k, v in parse_qsl(query, keep_blank_values=True)])
@@ -112,6 +116,11 @@ def _swap_call(call: Call, changes: _Changes) -> Call:
         data["url"] = changes.url(call.url)
         data["request_body"] = changes.text(call.request_body, call.request_body_encoding)
         data["response_body"] = changes.text(call.response_body, call.response_body_encoding)
+        # a redirect names what the write made (`Location: /calls/9131/`)
+        data["response_headers"] = [
+            (name, changes.paths(value) if name.lower() in ("location", "content-location") else value)
+            for name, value in call.response_headers
+        ]
     else:
         data["arguments"] = changes.swap(call.arguments)
         data["result"] = changes.swap(call.result)

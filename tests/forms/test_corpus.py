@@ -159,14 +159,19 @@ def test_good_attempts_pass_and_wrong_ones_fail(name: str, packaged: dict[str, P
 
 
 def test_a_later_write_is_tied_to_the_location_of_the_write_that_made_its_id(packaged: dict[str, Packaged]) -> None:
+    """The ticket id is created in the attempt (value roles, docs/checkers.md): bound to what the
+    answer of the create (its `core_<call>`) carried, here its redirect's Location."""
     package = packaged["helpdesk"].package
     assert package is not None
-    ties = [
-        checker["path_params"]["ticketId"]["same_as"]
-        for checker in package.rubric_checkers.values()
-        if checker.get("kind") == "http_call" and "same_as" in str(checker.get("path_params", {}))
-    ]
-    assert ties and all(t["field"] == "location.segments.1" for t in ties)
+    ties = {
+        key: checker["path_params"]["ticketId"]
+        for key, checker in package.rubric_checkers.items()
+        if key.startswith("call_") and "ticketId" in checker.get("path_params", {})
+    }
+    assert ties and all(set(t) == {"created"} and t["created"].startswith("core_") for t in ties.values())
+    for key in ties:
+        role = package.value_roles[key]["path_params.ticketId"]
+        assert role.role == "created" and "(location.segments.1)" in role.reason
 
 
 @pytest.mark.slow
