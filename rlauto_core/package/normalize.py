@@ -154,7 +154,7 @@ class _Catalog:
                 if not _scalar(recorded):
                     kept[name] = predicate
                     continue
-                role = self._role(call, name, recorded)
+                role = self._role(call, root, name, recorded)
                 roles[f"{root}.{name}"] = role
                 wanted = self.values.predicate(recorded, role)
                 if wanted is None:
@@ -168,7 +168,8 @@ class _Catalog:
                 del new[root]
         for where, value in _sent(checker, call):  # what the checker leaves out has a role too
             if where not in roles:
-                roles[where] = self._role(call, where.split(".", 1)[1], value)
+                root, name = where.split(".", 1)
+                roles[where] = self._role(call, root, name, value)
         output = OUTPUT_ROOT[kind]
         answers = checker.get(output)
         if isinstance(answers, dict):
@@ -180,9 +181,12 @@ class _Catalog:
                 del new[output]
         return new, roles
 
-    def _role(self, call: Call, name: str, value: Any) -> ValueRole:
-        """A credential is never compared (a checker would carry it into the package); else the model's role."""
-        return _CREDENTIAL if is_secret_field(name, value) else self.values.role(call.id, name, value)
+    def _role(self, call: Call, root: str, name: str, value: Any) -> ValueRole:
+        """A credential is never compared (a checker would carry it into the package); else the model's
+        role. A path segment is no credential field, whatever the collection is called (`/api-keys/5521`)."""
+        if root != "path_params" and is_secret_field(name, value):
+            return _CREDENTIAL
+        return self.values.role(call.id, name, value)
 
     def _server_made(self, name: str, value: Any) -> bool:
         if not _scalar(value) or is_told(value, self.values.told):

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
-from rlauto_core.package.volatile import client_made, handed_out, is_told, told_values, volatile_kind
+from rlauto_core.package.volatile import client_made, handed_out, is_digest, is_told, told_values, volatile_kind
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
 
 _LONG = 8  # a changed value this long is replaced wherever it appears; shorter ones only under its key
@@ -139,7 +139,7 @@ def _volatile_values(golden: Recording, instruction: str) -> dict[str, Any]:
             for value in values:
                 if value is None or isinstance(value, bool | dict | list) or is_told(value, told):
                     continue
-                if volatile_kind(loc.path, value) is not None or client_made(value, seen):
+                if volatile_kind(loc.path, value) is not None or (client_made(value, seen) and not is_digest(loc.path)):
                     found.setdefault(str(value), _later(value))
             seen.update(str(v) for v in values if v is not None)
         for _, path, value in output_locations(call):

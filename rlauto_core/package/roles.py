@@ -30,7 +30,7 @@ from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.package.dataflow import Origin, id_like, input_locations, invented_values, output_locations
 from rlauto_core.package.models import ValueRole
-from rlauto_core.package.volatile import client_made, handed_out, is_told, told_values, volatile_kind
+from rlauto_core.package.volatile import client_made, handed_out, is_digest, is_told, told_values, volatile_kind
 from rlauto_core.recording import Recording
 
 # carried by any earlier answer of the attempt (what a read that names nothing hands out)
@@ -124,6 +124,8 @@ class ValueModel:
                     f"essential features ({core_key(origin.call_id)})"
                 )
             return ValueRole(role="created", reason=reason)
+        if is_digest(path):
+            return ValueRole(role="content", reason="a fingerprint of what the agent sent (a file's hash): compared")
         kind = volatile_kind(path, value)
         if kind is not None:
             return ValueRole(role="volatile", reason=f"volatile ({kind}, field {name!r}): never compared")

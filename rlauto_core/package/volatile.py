@@ -100,6 +100,15 @@ def volatile_kind(path: str, value: Any) -> VolatileKind | None:
     return None
 
 
+# names of a content's fingerprint: random-looking, yet the same whenever the same file is sent
+_DIGESTS = frozenset({"sha1", "sha256", "sha512", "md5", "checksum", "digest"})
+
+
+def is_digest(path: str) -> bool:
+    """A field holding a fingerprint of what was sent (`document.file.sha256`): content, not made up."""
+    return path.rsplit(".", 1)[-1].lower().lstrip("_") in _DIGESTS
+
+
 def client_made(value: Any, known: set[str]) -> bool:
     """An id the client made up: random-looking text (letters and digits interleaved, or a UUID)
     that no earlier call, answer or the instruction showed. `sku_7741`-like ids are structured."""

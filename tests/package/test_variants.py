@@ -1,4 +1,4 @@
-"""Every package of every corpus proves the other half of a reward: the valid variants of its golden
+"""Every package of every corpus (and the form apps' of tests/forms) proves the other half of a reward: the valid variants of its golden
 (reads dropped, stable ids sent without their read, reads reordered, ids renamed, volatile values
 changed) keep full marks, and a deliberately over-strict checker is caught by them: a pinned lock
 version or token, a pinned id the server created, or a stable id tied to the one read that showed it."""
@@ -21,11 +21,14 @@ from rlauto_core.package.models import TaskPackage
 from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.recording import Call, HttpCall, Recording
 from tests.package.conftest import example_files
-from tests.package.corpora import CORPORA, cases
+from tests.package.corpora import CORPORA, ROOT, cases
 from tests.package.offline import package_offline
 
-RECORDINGS = [p for p in example_files() if p.suffix == ".har"] + [
-    case.recording for corpus in CORPORA for case in cases(corpus)
+FORMS = ROOT / "tests" / "forms" / "corpus" / "recordings"
+RECORDINGS = [
+    *(p for p in example_files() if p.suffix == ".har"),
+    *(case.recording for corpus in CORPORA for case in cases(corpus)),
+    *sorted(FORMS.glob("*.zip")),
 ]
 IDS = [f"{p.parent.parent.name}/{p.name}" for p in RECORDINGS]
 
@@ -62,9 +65,10 @@ def _read_checker(read: Call) -> dict[str, Any]:
 def over_strict(package: TaskPackage, recording: Recording) -> tuple[TaskPackage, str, str]:
     """A copy of the package with one rubric's checker over-strict, the rubric's id, and how: a volatile
     value pinned, else a created id pinned, else a stable id tied to the earlier read that showed it,
-    else a volatile value of the call's own answer pinned."""
+    else a volatile value of the call's own answer pinned, else the CSRF token it sent pinned."""
     golden, _ = golden_attempt(package, recording)
     order = [c.id for c in golden.calls]
+    reads = {s.call_id for s in package.golden_trajectory if not s.state_changing}
     calls = {c.id: c for c in golden.calls}
     report = score(package, golden)
     graded = [
@@ -72,17 +76,18 @@ def over_strict(package: TaskPackage, recording: Recording) -> tuple[TaskPackage
         for r in report.rubrics
         if r.matched_call_ids and package.rubric_checkers[r.checker_key or ""].get("kind") in CALL_KINDS
     ]
-    for wanted in ("volatile", "created", "stable"):
+    for wanted in ("volatile", "created", "stable", "credential"):
         for rubric_id, key, call in graded:
             checker = package.rubric_checkers[key]
             for where, role in package.value_roles.get(key, {}).items():
                 value = _sent(call, checker, where)
-                if role.role != wanted or "credential" in role.reason or value is None or isinstance(value, list):
+                kind = "credential" if "credential" in role.reason else role.role
+                if kind != wanted or value is None or isinstance(value, list):
                     continue
                 copy = package.model_copy(deep=True)
                 predicate: Any = value
                 if wanted == "stable":  # tied to the one read that showed it, as if no other path existed
-                    earlier = order[: order.index(call.id)]
+                    earlier = [c for c in order[: order.index(call.id)] if c in reads]
                     shown = [
                         (c, f"{r}.{p}")
                         for c in map(calls.get, earlier)
@@ -97,12 +102,13 @@ def over_strict(package: TaskPackage, recording: Recording) -> tuple[TaskPackage
                 root, name = where.split(".", 1)
                 copy.rubric_checkers[key].setdefault(root, {})[name] = predicate
                 return copy, rubric_id, f"{wanted} {where} pinned to {value!r}"
-    for rubric_id, key, call in graded:
-        for root, path, value in output_locations(call):
-            if volatile_kind(path, value) is not None and not isinstance(value, list | dict):
-                copy = package.model_copy(deep=True)
-                copy.rubric_checkers[key].setdefault(root, {})[path] = value
-                return copy, rubric_id, f"the answer's volatile {root}.{path} pinned to {value!r}"
+        if wanted == "stable":
+            for rubric_id, key, call in graded:
+                for root, path, value in output_locations(call):
+                    if volatile_kind(path, value) is not None and not isinstance(value, list | dict):
+                        copy = package.model_copy(deep=True)
+                        copy.rubric_checkers[key].setdefault(root, {})[path] = value
+                        return copy, rubric_id, f"the answer's volatile {root}.{path} pinned to {value!r}"
     raise AssertionError("no value to over-constrain")
 
 
