@@ -65,6 +65,12 @@ def is_secret_key(name: str) -> bool:
     return bool(_SECRET_KEY_RE.search(normalized))
 
 
+def is_secret_name(name: str) -> bool:
+    """A header or field name whose value is a credential, whatever it holds (a bare `key` or `code`
+    is not one: its value decides, `is_secret_field`)."""
+    return is_secret_header(name.strip()) or is_secret_key(name)
+
+
 def looks_like_credential(value: str) -> bool:
     """A credential's shape: a JWT, a known key prefix, a bearer token, or a long random string
     (letters and digits interleaved, no spaces: `Yk3Jd9Qm2LxP0vRt7sWc4hNa`, not `release-2026-notes`)."""
