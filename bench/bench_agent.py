@@ -34,7 +34,8 @@ import adbutils
 from pydantic import SecretStr
 
 from device_flows.phone import AdbDirectory, U2Phone
-from rlauto_core.agent import AgentLoop, AgentSettings, EventLog, ModelCalled, ToolCalled
+from rlauto_core.agent.events import EventLog, ModelCalled, ToolCalled
+from rlauto_core.agent.run import AgentLoop, AgentSettings
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
 from rlauto_core.store.storage import open_storage
 from tests.fakes.adb_server import FakeAdbServer, FakePhone

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from rlauto_core.agent import AgentDevice, LaunchedAgentRun, LaunchStatus, ModelChoice
+from rlauto_core.agent.launch import AgentDevice, LaunchedAgentRun, LaunchStatus
+from rlauto_core.agent.run import ModelChoice
 from rlauto_core.errors import ConfigError
 
 

@@ -29,24 +29,13 @@ from pydantic import ValidationError
 from device_flows.agent_prefect import CancelWatch, PrefectSink, pause_for_person
 from device_flows.phone import AdbDirectory, U2Phone
 from device_flows.slot import agent_slot, phone_slot
-from rlauto_core.agent import (
-    RESUMABLE,
-    AgentLoop,
-    AgentSettings,
-    Distiller,
-    EventLog,
-    FanOut,
-    MemoryRecall,
-    ModelChoice,
-    RunResult,
-    RunStore,
-    agent_run_tag,
-    layout,
-    memory_client,
-)
+from rlauto_core.agent.events import RESUMABLE, EventLog, FanOut, layout
+from rlauto_core.agent.launch import agent_run_tag
+from rlauto_core.agent.run import AgentLoop, AgentSettings, ModelChoice, RunResult, RunStore
 from rlauto_core.config import Settings
 from rlauto_core.errors import ConfigError
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
+from rlauto_core.memory import Distiller, MemoryRecall, memory_client
 from rlauto_core.store import Storage, open_storage
 
 HEARTBEAT_S = 10.0

@@ -30,22 +30,20 @@ from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 from pydantic import Field
 
-from rlauto_core.agent import (
+from rlauto_core.agent.events import (
     AgentEvent,
     Heartbeat,
     ModelCalled,
-    NoticeKind,
     PolicyApplied,
     RunEnded,
     RunStarted,
     ScreenTaken,
-    StopRequested,
-    TakeoverAnswer,
-    TakeoverHook,
-    TakeoverRequest,
     TakeoverRequested,
     ToolCalled,
 )
+from rlauto_core.agent.policy import NoticeKind
+from rlauto_core.agent.run import StopRequested
+from rlauto_core.agent.tools import TakeoverAnswer, TakeoverHook, TakeoverRequest
 from rlauto_core.redact import Redactor
 from rlauto_core.store import Storage
 

@@ -21,20 +21,13 @@ from pydantic import ValidationError
 
 from device_flows.phone import AdbDirectory, U2Phone
 from device_flows.slot import agent_slot, phone_slot
-from rlauto_core.agent import (
-    AgentLoop,
-    AgentSettings,
-    Draft,
-    DraftStore,
-    EventLog,
-    MemoryRecall,
-    ModelChoice,
-    designer_endpoint,
-    designer_mode,
-)
+from rlauto_core.agent.designer import Draft, DraftStore, designer_endpoint, designer_mode
+from rlauto_core.agent.events import EventLog
+from rlauto_core.agent.run import AgentLoop, AgentSettings, ModelChoice
 from rlauto_core.config import Settings
 from rlauto_core.errors import ConfigError
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
+from rlauto_core.memory import MemoryRecall
 from rlauto_core.redact import redact_text
 from rlauto_core.store import open_storage
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import adbutils
 
-from rlauto_core.agent import DeviceInfo
+from rlauto_core.agent.tools import DeviceInfo
 from rlauto_core.gesture import STEP_MS, Screen
 from rlauto_core.steps import Element, PhoneError, Selector, ShellResult
 

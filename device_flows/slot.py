@@ -22,7 +22,7 @@ from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.variables import Variable
 
-from rlauto_core.agent import AGENT_HOLDER_VARIABLE, AGENT_SLOT, device_holder_variable, device_slot
+from rlauto_core.agent.launch import AGENT_HOLDER_VARIABLE, AGENT_SLOT, device_holder_variable, device_slot
 from rlauto_core.errors import RlautoError
 
 LEASE_S = 60

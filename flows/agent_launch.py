@@ -22,18 +22,18 @@ from typing import Any
 from uuid import UUID
 
 from flows import runtime
-from rlauto_core.agent import (
+from rlauto_core.agent.events import layout
+from rlauto_core.agent.launch import (
     AGENT_HOLDER_VARIABLE,
     AGENT_SLOT,
     RUN_AGENT_DEPLOYMENT,
     AgentDevice,
     LaunchedAgentRun,
     LaunchStatus,
-    ModelChoice,
     agent_run_tag,
     device_holder_variable,
-    layout,
 )
+from rlauto_core.agent.run import ModelChoice
 from rlauto_core.errors import ConfigError
 
 DEVICE_PREFIX = "device:"

@@ -21,15 +21,9 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from flows.agent_launch import PrefectAgentLauncher
-from rlauto_core.agent import (
-    RESUMABLE,
-    AgentEvent,
-    EventLog,
-    LaunchedAgentRun,
-    ModelChoice,
-    Outcome,
-    RunView,
-)
+from rlauto_core.agent.events import RESUMABLE, AgentEvent, EventLog, Outcome, RunView
+from rlauto_core.agent.launch import LaunchedAgentRun
+from rlauto_core.agent.run import ModelChoice
 from rlauto_core.config import Settings
 from rlauto_core.llm import TokenUsage
 from rlauto_core.store import open_storage

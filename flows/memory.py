@@ -12,8 +12,9 @@ recipes; deleting one is a person's click in the dashboard.
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 
-from rlauto_core.agent import AuditSummary, ModelChoice
+from rlauto_core.agent.run import ModelChoice
 from rlauto_core.config import Settings
+from rlauto_core.memory import AuditSummary
 from rlauto_core.redact import redact_text
 from tasks.memory_tasks import audit_experience_task
 

@@ -5,15 +5,9 @@ from __future__ import annotations
 from prefect import task
 from pydantic import ValidationError
 
-from rlauto_core.agent import (
-    AgentSettings,
-    AuditSummary,
-    ExperienceLibrary,
-    ModelChoice,
-    audit_experiences,
-    memory_client,
-)
+from rlauto_core.agent.run import AgentSettings, ModelChoice
 from rlauto_core.errors import ConfigError
+from rlauto_core.memory import AuditSummary, ExperienceLibrary, audit_experiences, memory_client
 from rlauto_core.store import open_storage
 from tasks.retry import STORAGE_WRITE
 

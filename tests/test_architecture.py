@@ -51,26 +51,125 @@ def _stages() -> set[str]:
     return {p.name for p in (ROOT / "rlauto_core").iterdir() if (p / "__init__.py").is_file()}
 
 
+def _rooms() -> dict[str, Path]:
+    """Sub-packages of a stage (`rlauto_core.agent.run`): each a room with a face of its own."""
+    return {
+        ".".join(init.parent.relative_to(ROOT).parts): init.parent
+        for init in (ROOT / "rlauto_core").glob("*/*/__init__.py")
+    }
+
+
+def _face_names(package: Path) -> list[str]:
+    face = ast.parse((package / "__init__.py").read_text())
+    for node in face.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            assert isinstance(node.value, ast.List | ast.Tuple), f"{package}: __all__ is not a literal list"
+            return [ast.literal_eval(element) for element in node.value.elts]
+    return []
+
+
+def _imported(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names) of every absolute import; `import a.b` imports no names."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[tuple[str, list[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, [alias.name for alias in node.names]))
+    return found
+
+
+def _faces() -> dict[str, Path]:
+    """Every face: a stage (`rlauto_core.memory`) and a room (`rlauto_core.agent.run`)."""
+    stages = {f"rlauto_core.{name}": ROOT / "rlauto_core" / name for name in _stages()}
+    return {**stages, **_rooms()}
+
+
 @pytest.mark.parametrize("layer", [layer for layer in LAYERS if layer != "rlauto_core"])
 def test_outer_layers_import_a_stages_face_not_its_files(layer: str) -> None:
-    stages = _stages()
-    wrong = [
-        f"{path.relative_to(ROOT)}: {name}"
-        for path in _modules(layer)
-        for name in _imports(path)
-        if name.startswith("rlauto_core.") and len(name.split(".")) > 2 and name.split(".")[1] in stages
-    ]
+    faces = _faces()
+    names = {face: set(_face_names(path)) for face, path in faces.items()}
+    wrong = []
+    for path in _modules(layer):
+        for module, imported in _imported(path):
+            if not module.startswith("rlauto_core.") or module.split(".")[1] not in _stages():
+                continue
+            if module not in faces:
+                wrong.append(f"{path.relative_to(ROOT)}: {module}")
+            wrong += [
+                f"{path.relative_to(ROOT)}: {module}.{n} (not on the face)" for n in imported if n not in names[module]
+            ]
     assert wrong == []
 
 
-def test_every_stage_has_a_curated_face() -> None:
-    for stage in _stages():
-        face = ast.parse((ROOT / "rlauto_core" / stage / "__init__.py").read_text())
-        docstring = ast.get_docstring(face)
-        exported = [n for n in face.body if isinstance(n, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]  # fmt: skip
-        assert docstring, f"rlauto_core/{stage} has no docstring saying what the stage is"
-        assert exported, f"rlauto_core/{stage}/__init__.py has no __all__"
+def test_rooms_import_each_other_through_their_faces_only() -> None:
+    """A room's files are its own: from outside the room only its face, and only the names on it."""
+    rooms = _rooms()
+    names = {room: set(_face_names(path)) for room, path in rooms.items()}
+    wrong = []
+    for layer in LAYERS:
+        for path in _modules(layer):
+            home = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            for module, imported in _imported(path):
+                room = next((r for r in rooms if module == r or module.startswith(r + ".")), None)
+                if room is None or home.startswith(room + "."):
+                    continue
+                if module != room:
+                    wrong.append(f"{path.relative_to(ROOT)}: {module}")
+                wrong += [
+                    f"{path.relative_to(ROOT)}: {room}.{n} (not on the face)" for n in imported if n not in names[room]
+                ]
+    assert wrong == []
+
+
+def _room_arrows() -> dict[str, set[str]]:
+    """Which rooms and stages each room's files import (the agent's rooms and the memory stage)."""
+    faces = _faces()
+    nodes = {face for face in faces if face.startswith("rlauto_core.agent.") or face == "rlauto_core.memory"}
+    arrows: dict[str, set[str]] = {node: set() for node in nodes}
+    for node in nodes:
+        for path in faces[node].rglob("*.py"):
+            for module, imported in _imported(path):
+                targets = {module, *(f"{module}.{n}" for n in imported)}
+                arrows[node] |= {other for other in nodes if other != node and any(
+                    t == other or t.startswith(other + ".") for t in targets)}  # fmt: skip
+    return arrows
+
+
+def test_the_agents_rooms_import_each_other_in_no_circle() -> None:
+    arrows = _room_arrows()
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        assert node not in path, f"a circle of imports: {' -> '.join([*path, node])}"
+        if node in done:
+            return
+        for target in sorted(arrows[node]):
+            visit(target, [*path, node])
+        done.add(node)
+
+    for node in sorted(arrows):
+        visit(node, [])
+    assert "rlauto_core.memory" not in set().union(*(arrows[n] for n in arrows if n != "rlauto_core.memory")), (
+        "the agent imports its memory: memory implements the agent's hooks, not the other way"
+    )
+
+
+@pytest.mark.parametrize(
+    "face",
+    ["rlauto_core.agent", "rlauto_core.memory", *sorted(r for r in _rooms() if r.startswith("rlauto_core.agent."))],
+)
+def test_the_agents_faces_hold_at_most_30_names(face: str) -> None:
+    names = _face_names(ROOT / face.replace(".", "/"))
+    assert 0 < len(names) <= 30, f"{face}: {len(names)} names on its face"
+
+
+def test_every_stage_and_room_has_a_curated_face() -> None:
+    for face, path in _faces().items():
+        tree = ast.parse((path / "__init__.py").read_text())
+        assert ast.get_docstring(tree), f"{face} has no docstring saying what it is"
+        assert _face_names(path), f"{face}/__init__.py has no __all__"
 
 
 def test_the_core_root_holds_shared_modules_only() -> None:

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.views.common import pretty_json
-from rlauto_core.agent import ACTION_KINDS, MAX_ACTION_STEPS, Action, ActionLibrary, ActionRefused
 from rlauto_core.errors import RlautoError
+from rlauto_core.memory import ACTION_KINDS, MAX_ACTION_STEPS, Action, ActionLibrary, ActionRefused
 from rlauto_core.redact import Redactor
 from rlauto_core.store import Storage
 

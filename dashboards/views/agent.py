@@ -16,7 +16,8 @@ import streamlit as st
 from dashboards.agent_launcher import AgentLauncher
 from dashboards.repository import Repository
 from dashboards.views import agent_run
-from rlauto_core.agent import AgentDevice, AgentStateError, ConversationStore, ModelChoice, RunStore
+from rlauto_core.agent.launch import AgentDevice
+from rlauto_core.agent.run import AgentStateError, ConversationStore, ModelChoice, RunStore
 from rlauto_core.errors import RlautoError
 from rlauto_core.redact import Redactor
 from rlauto_core.store import Storage, open_storage

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from rlauto_core.agent import (
+from rlauto_core.agent.events import (
     AssistantText,
     LoggedEvent,
     PolicyApplied,

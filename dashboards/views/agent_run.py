@@ -12,7 +12,8 @@ import streamlit as st
 
 from dashboards.agent_launcher import AgentLauncher
 from dashboards.views.agent_cards import ReadImage, render_entry
-from rlauto_core.agent import RESUMABLE, EventLog, LaunchStatus, RunView
+from rlauto_core.agent.events import RESUMABLE, EventLog, RunView
+from rlauto_core.agent.launch import LaunchStatus
 from rlauto_core.errors import RlautoError
 from rlauto_core.redact import Redactor
 from rlauto_core.store import Storage

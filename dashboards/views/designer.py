@@ -10,16 +10,9 @@ import streamlit as st
 
 from dashboards.memory_launcher import MemoryLauncher
 from dashboards.views.common import short, show_json
-from rlauto_core.agent import (
-    DraftStore,
-    EventLog,
-    MemoryRecalled,
-    RunEnded,
-    RunStore,
-    TaskReported,
-    ToolCalled,
-    layout,
-)
+from rlauto_core.agent.designer import DraftStore
+from rlauto_core.agent.events import EventLog, MemoryRecalled, RunEnded, TaskReported, ToolCalled, layout
+from rlauto_core.agent.run import RunStore
 from rlauto_core.errors import RlautoError
 from rlauto_core.redact import Redactor
 from rlauto_core.store import Storage

@@ -9,8 +9,8 @@ import streamlit as st
 
 from dashboards.memory_launcher import MemoryLauncher
 from dashboards.views.common import short
-from rlauto_core.agent import ExperienceLibrary, ExperienceView
 from rlauto_core.errors import RlautoError
+from rlauto_core.memory import ExperienceLibrary, ExperienceView
 from rlauto_core.redact import Redactor
 from rlauto_core.store import Storage
 

@@ -13,14 +13,15 @@ import typer
 from flows.cli.app import app, fail
 
 if TYPE_CHECKING:
-    from rlauto_core.agent import AgentEvent, LaunchedAgentRun
+    from rlauto_core.agent.events import AgentEvent
+    from rlauto_core.agent.launch import LaunchedAgentRun
 
 agent_app = typer.Typer(help="The phone agent.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
 
 
 def _read(path: Path) -> bytes:
-    from rlauto_core.agent import MAX_LOG_BYTES
+    from rlauto_core.agent.policy import MAX_LOG_BYTES
 
     try:
         size = path.stat().st_size
@@ -41,7 +42,7 @@ def policy_command(
     """Replay the run policy over LOG: would the run go on, or pause, and where (1-based lines).
 
     Exit 0 either way (the verdict is the output); 2 when LOG cannot be read."""
-    from rlauto_core.agent import StepLogError, parse_step_log, replay
+    from rlauto_core.agent.policy import StepLogError, parse_step_log, replay
 
     try:
         verdict = replay(parse_step_log(_read(log), str(log)))
@@ -62,7 +63,7 @@ def policy_command(
 
 def _line(event: AgentEvent) -> str | None:
     """One line per event a person follows in a terminal (heartbeats and model calls are quiet)."""
-    from rlauto_core.agent import (
+    from rlauto_core.agent.events import (
         PolicyApplied,
         RunEnded,
         RunStarted,
@@ -117,7 +118,7 @@ def run_command(
     from pydantic import ValidationError
 
     from flows.agent_sdk import AgentRunOutcome, resume_agent, run_agent
-    from rlauto_core.agent import ModelChoice
+    from rlauto_core.agent.run import ModelChoice
     from rlauto_core.errors import RlautoError
 
     if resume is None and (not instruction.strip() or not device.strip()):

@@ -47,7 +47,7 @@ def recall_command(
     as_json: JsonOption = False,
 ) -> None:
     """The recipes and actions a run with TEXT would be given (hits are not counted: a look, not a use)."""
-    from rlauto_core.agent import MAX_RECALLED, RECALL_THRESHOLD, ActionLibrary, ExperienceLibrary
+    from rlauto_core.memory import MAX_RECALLED, RECALL_THRESHOLD, ActionLibrary, ExperienceLibrary
 
     if not text.strip():
         fail("TEXT: empty: give the task instruction to recall for")
@@ -89,8 +89,9 @@ def audit_command(storage_url: StorageOption = None, as_json: JsonOption = False
     """Rate every recipe keep / suggest delete with the agent's model; marks only, never deletes."""
     from pydantic import ValidationError
 
-    from rlauto_core.agent import AgentSettings, audit_experiences, memory_client
+    from rlauto_core.agent.run import AgentSettings
     from rlauto_core.errors import RlautoError
+    from rlauto_core.memory import audit_experiences, memory_client
 
     storage = _storage(storage_url)
     try:
@@ -132,7 +133,7 @@ def check_command(
     as_json: JsonOption = False,
 ) -> None:
     """May FILE be saved as an action? Exit 0 (`{"ok": true}`) or 2 naming each problem."""
-    from rlauto_core.agent import check_action
+    from rlauto_core.memory import check_action
 
     try:
         if file.stat().st_size > MAX_ACTION_FILE_BYTES:

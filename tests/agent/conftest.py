@@ -13,7 +13,9 @@ import pytest
 from pydantic import SecretStr
 
 from device_flows.phone import AdbDirectory, U2Phone
-from rlauto_core.agent import AgentLoop, AgentSettings, Checkpoint, EventLog, TakeoverHook
+from rlauto_core.agent.events import EventLog
+from rlauto_core.agent.run import AgentLoop, AgentSettings, Checkpoint
+from rlauto_core.agent.tools import TakeoverHook
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
 from rlauto_core.store.storage import FsspecStorage, open_storage
 from tests.fakes.adb_server import FakeAdbServer, FakePhone

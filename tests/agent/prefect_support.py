@@ -21,7 +21,7 @@ from prefect.client.schemas.filters import (
 from prefect.client.schemas.objects import FlowRun
 from prefect.client.schemas.sorting import FlowRunSort
 
-from rlauto_core.agent import EventLog
+from rlauto_core.agent.events import EventLog
 from rlauto_core.store.storage import FsspecStorage
 
 

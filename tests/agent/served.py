@@ -15,7 +15,7 @@ from pathlib import Path
 from prefect.client.orchestration import get_client
 from prefect.exceptions import ObjectNotFound
 
-from rlauto_core.agent import RUN_AGENT_DEPLOYMENT
+from rlauto_core.agent.launch import RUN_AGENT_DEPLOYMENT
 from tests.conftest import REPO_ROOT
 from tests.servers import stop_process
 

@@ -16,7 +16,8 @@ import pytest
 
 from flows.agent_launch import PrefectAgentLauncher
 from flows.agent_sdk import run_agent as sdk_run_agent
-from rlauto_core.agent import AgentEvent, EventLog, LaunchedAgentRun, RunEnded, RunStarted
+from rlauto_core.agent.events import AgentEvent, EventLog, RunEnded, RunStarted
+from rlauto_core.agent.launch import LaunchedAgentRun
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL
 from tests.agent.prefect_support import flow_run, in_thread, wait_for
@@ -129,7 +130,7 @@ def test_a_busy_phone_is_refused_with_exit_2_and_a_stop_through_the_launcher_end
 
 
 def _free() -> Any:
-    from rlauto_core.agent import AgentDevice
+    from rlauto_core.agent.launch import AgentDevice
 
     return AgentDevice(serial=SERIAL)
 

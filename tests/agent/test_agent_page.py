@@ -11,7 +11,9 @@ from streamlit import config as streamlit_config
 from streamlit.testing.v1 import AppTest
 
 from dashboards.repository import Repository
-from rlauto_core.agent import AgentDevice, EventLog, RunEnded, RunStarted, RunStore
+from rlauto_core.agent.events import EventLog, RunEnded, RunStarted
+from rlauto_core.agent.launch import AgentDevice
+from rlauto_core.agent.run import RunStore
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL, MakeLoop
 from tests.agent.prefect_support import in_thread, wait_for

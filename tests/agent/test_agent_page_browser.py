@@ -18,7 +18,7 @@ import pytest
 from prefect import flow
 
 from device_flows.slot import phone_slot
-from rlauto_core.agent import ToolCalled
+from rlauto_core.agent.events import ToolCalled
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL
 from tests.agent.prefect_support import in_thread, run_events, wait_for

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import EventLog, ModelCalled, RunStore
+from rlauto_core.agent.events import EventLog, ModelCalled
+from rlauto_core.agent.run import RunStore
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop
 from tests.agent.scripts import call, completion, images_in, texts_of, turn

@@ -3,7 +3,8 @@ reasoning and usage stored for display, never sent to the model."""
 
 from __future__ import annotations
 
-from rlauto_core.agent import ConversationMessage, ConversationStore, EventLog, Reasoning
+from rlauto_core.agent.events import EventLog, Reasoning
+from rlauto_core.agent.run import ConversationMessage, ConversationStore
 from rlauto_core.llm import TokenUsage
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from rlauto_core.agent import EventLog, EventLogError, Heartbeat, RunStarted
+from rlauto_core.agent.events import EventLog, EventLogError, Heartbeat, RunStarted
 from rlauto_core.store.storage import FsspecStorage, Storage, open_storage
 from tests.fakes.outage_relay import FaultRelay
 from tests.ops.conftest import relay  # noqa: F401  (fixture)

@@ -16,7 +16,8 @@ from prefect.states import Cancelling
 
 from device_flows.agent_flow import run_agent
 from device_flows.slot import AgentBusy, DeviceBusy, phone_slot
-from rlauto_core.agent import Heartbeat, RunEnded, RunStore, TakeoverEnded, TakeoverRequested
+from rlauto_core.agent.events import Heartbeat, RunEnded, TakeoverEnded, TakeoverRequested
+from rlauto_core.agent.run import RunStore
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL
 from tests.agent.prefect_support import agent_flow_runs, flow_run, in_thread, prefect_events, run_events, wait_for

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from device_flows.agent_flow import run_agent
-from rlauto_core.agent import Heartbeat, RunEnded, RunStarted, RunStore, ScreenTaken, ToolCalled, agent_run_tag
+from rlauto_core.agent.events import Heartbeat, RunEnded, RunStarted, ScreenTaken, ToolCalled
+from rlauto_core.agent.launch import agent_run_tag
+from rlauto_core.agent.run import RunStore
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL

@@ -7,16 +7,9 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import (
-    EventLog,
-    PolicyApplied,
-    RunEnded,
-    RunStarted,
-    RunStore,
-    ToolCalled,
-    parse_step_log,
-    replay,
-)
+from rlauto_core.agent.events import EventLog, PolicyApplied, RunEnded, RunStarted, ToolCalled
+from rlauto_core.agent.policy import parse_step_log, replay
+from rlauto_core.agent.run import RunStore
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL, MakeLoop

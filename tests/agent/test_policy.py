@@ -9,8 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlauto_core.agent import OBSERVATION_TOOLS, NoticeKind, PolicyState, Resumed, RunPolicy, StepRecord, replay
-from rlauto_core.agent.policy import default_state_changing
+from rlauto_core.agent.policy import (
+    OBSERVATION_TOOLS,
+    NoticeKind,
+    PolicyState,
+    Resumed,
+    RunPolicy,
+    StepRecord,
+    default_state_changing,
+    replay,
+)
 
 
 def step(tool: str = "tap", ok: bool = False, error: str | None = "not found", **args: Any) -> StepRecord:

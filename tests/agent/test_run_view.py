@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from rlauto_core.agent import (
+from rlauto_core.agent.events import (
     AssistantText,
     EventLog,
     Heartbeat,

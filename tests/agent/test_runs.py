@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import ModelCalled, RunEnded, TaskReported, ToolCalled, parse_step_log, replay
+from rlauto_core.agent.events import ModelCalled, RunEnded, TaskReported, ToolCalled
+from rlauto_core.agent.policy import parse_step_log, replay
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, requests_messages, texts_of, turn
@@ -16,7 +17,7 @@ from tests.fakes.phone_app import NotesApp
 
 
 def events_of(storage: FsspecStorage, run_id: str) -> list[Any]:
-    from rlauto_core.agent import EventLog
+    from rlauto_core.agent.events import EventLog
 
     return [logged.event for logged in EventLog(storage, run_id).read(0)]
 

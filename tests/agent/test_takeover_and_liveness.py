@@ -9,16 +9,9 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import (
-    AgentSettings,
-    EventLog,
-    Heartbeat,
-    RunStore,
-    StopRequested,
-    TakeoverAnswer,
-    TakeoverRequest,
-    ToolCalled,
-)
+from rlauto_core.agent.events import EventLog, Heartbeat, ToolCalled
+from rlauto_core.agent.run import AgentSettings, RunStore, StopRequested
+from rlauto_core.agent.tools import TakeoverAnswer, TakeoverRequest
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, texts_of, turn

@@ -12,9 +12,16 @@ import pytest
 from PIL import Image
 
 from device_flows.phone import AdbDirectory, U2Phone
-from rlauto_core.agent import ImageError, UiTreeError, compress_hierarchy, scale_screenshot, tool_specs
-from rlauto_core.agent.screens import ScreenStore
-from rlauto_core.agent.toolbox import Toolbox, ToolOutcome
+from rlauto_core.agent.tools import (
+    ImageError,
+    ScreenStore,
+    Toolbox,
+    ToolOutcome,
+    UiTreeError,
+    compress_hierarchy,
+    scale_screenshot,
+    tool_specs,
+)
 from rlauto_core.llm import ToolCall
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL

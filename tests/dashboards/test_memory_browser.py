@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rlauto_core.agent import Draft, DraftStore, ExperienceLibrary
+from rlauto_core.agent.designer import Draft, DraftStore
+from rlauto_core.memory import ExperienceLibrary
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.apptest_support import served_dashboard
 from tests.dashboards.browser import chromium_page

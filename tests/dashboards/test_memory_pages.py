@@ -14,18 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 from dashboards.memory_launcher import MemoryLauncher
 from dashboards.repository import Repository
-from rlauto_core.agent import (
-    ActionLibrary,
-    Draft,
-    DraftStore,
-    EventLog,
-    ExperienceLibrary,
-    MemoryRecalled,
-    RecallHit,
-    RunEnded,
-    ToolCalled,
-)
+from rlauto_core.agent.designer import Draft, DraftStore
+from rlauto_core.agent.events import EventLog, MemoryRecalled, RecallHit, RunEnded, ToolCalled
 from rlauto_core.errors import ConfigError
+from rlauto_core.memory import ActionLibrary, ExperienceLibrary
 from rlauto_core.store.storage import FsspecStorage
 from tests.dashboards.apptest_support import go, rendered_bytes, texts
 from tests.dashboards.conftest import CANARY_API_KEY

@@ -6,7 +6,9 @@ from __future__ import annotations
 import queue
 from dataclasses import dataclass, field
 
-from rlauto_core.agent import AgentDevice, LaunchedAgentRun, LaunchStatus, ModelChoice, TakeoverAnswer, TakeoverRequest
+from rlauto_core.agent.launch import AgentDevice, LaunchedAgentRun, LaunchStatus
+from rlauto_core.agent.run import ModelChoice
+from rlauto_core.agent.tools import TakeoverAnswer, TakeoverRequest
 
 
 @dataclass

@@ -16,17 +16,11 @@ import pytest
 from pydantic import SecretStr
 
 from device_flows.phone import AdbDirectory, U2Phone
-from rlauto_core.agent import (
-    AgentLoop,
-    AgentSettings,
-    Distiller,
-    EventLog,
-    LoopMode,
-    MemoryRecall,
-    designer_endpoint,
-    memory_client,
-)
+from rlauto_core.agent.designer import designer_endpoint
+from rlauto_core.agent.events import EventLog
+from rlauto_core.agent.run import AgentLoop, AgentSettings, LoopMode
 from rlauto_core.llm import HttpModelClient, RetryPolicy, ToolCallingClient
+from rlauto_core.memory import Distiller, MemoryRecall, memory_client
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import KEY, SERIAL
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import ACTION_KINDS, ActionLibrary, ActionRefused, MemoryDistilled, check_action
+from rlauto_core.agent.events import MemoryDistilled
+from rlauto_core.memory import ACTION_KINDS, ActionLibrary, ActionRefused, check_action
 from rlauto_core.steps import STEP_KINDS
 from rlauto_core.store.storage import FsspecStorage, open_storage
 from tests.agent.memory.answers import OPEN_NOTES, RECIPE, WRITE_A_NOTE, distillation

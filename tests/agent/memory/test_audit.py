@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import AuditFailed, ExperienceLibrary, audit_experiences, memory_client
 from rlauto_core.errors import ConfigError
+from rlauto_core.memory import AuditFailed, ExperienceLibrary, audit_experiences, memory_client
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.memory.conftest import Brain, settings_for
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
@@ -125,7 +125,7 @@ def test_recipes_go_in_batches_and_a_missing_rating_leaves_one_unrated(
 def test_duckdb_reads_the_libraries_as_tables(storage: FsspecStorage) -> None:
     import duckdb
 
-    from rlauto_core.agent import ActionLibrary
+    from rlauto_core.memory import ActionLibrary
     from tests.agent.memory.answers import WRITE_A_NOTE
 
     library, ids = _library(storage)

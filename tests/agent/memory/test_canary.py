@@ -3,7 +3,7 @@ the model (or a careless gateway) gives it back in its answers."""
 
 from __future__ import annotations
 
-from rlauto_core.agent import DraftStore, designer_mode
+from rlauto_core.agent.designer import DraftStore, designer_mode
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import KEY
 from tests.agent.memory.answers import RECIPE
@@ -68,7 +68,7 @@ def test_a_canary_key_never_reaches_memory_drafts_or_events(
 
 
 def test_a_key_without_a_known_format_is_scrubbed_by_value(storage: FsspecStorage) -> None:
-    from rlauto_core.agent import LocalCall
+    from rlauto_core.agent.tools import LocalCall
 
     submit = designer_mode(storage).local_tools[0]
     plain = "canary-plain-value-4242"

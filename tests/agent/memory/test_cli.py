@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from rlauto_core.agent import RECALL_THRESHOLD, ActionLibrary, ExperienceLibrary
+from rlauto_core.memory import RECALL_THRESHOLD, ActionLibrary, ExperienceLibrary
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import KEY
 from tests.agent.memory.answers import OPEN_NOTES, RECIPE, WRITE_A_NOTE

@@ -19,8 +19,10 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
 from flows.memory_launch import PrefectMemoryLauncher
-from rlauto_core.agent import DraftStore, ExperienceLibrary, RunStore
+from rlauto_core.agent.designer import DraftStore
+from rlauto_core.agent.run import RunStore
 from rlauto_core.errors import ConfigError
+from rlauto_core.memory import ExperienceLibrary
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import KEY, SERIAL
 from tests.agent.memory.conftest import Brain

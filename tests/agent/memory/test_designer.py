@@ -9,14 +9,9 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import (
-    DESIGNER_MAX_TOOL_CALLS,
-    DraftStore,
-    MemoryDistilled,
-    RunStore,
-    ToolCalled,
-    designer_mode,
-)
+from rlauto_core.agent.designer import DESIGNER_MAX_TOOL_CALLS, DraftStore, designer_mode
+from rlauto_core.agent.events import MemoryDistilled, ToolCalled
+from rlauto_core.agent.run import RunStore
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL

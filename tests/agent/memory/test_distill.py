@@ -8,9 +8,9 @@ import logging
 
 import pytest
 
-from rlauto_core.agent import ActionLibrary, ExperienceLibrary, MemoryDistilled, RunEnded
-from rlauto_core.agent.memory_prompts import EXAMPLE_RECIPE, FIELD_HINTS
-from rlauto_core.agent.quality import recipe_problem
+from rlauto_core.agent.events import MemoryDistilled, RunEnded
+from rlauto_core.memory import ActionLibrary, ExperienceLibrary, recipe_problem
+from rlauto_core.memory.prompts import EXAMPLE_RECIPE, FIELD_HINTS
 from tests.agent.memory.answers import OPEN_NOTES, RECIPE, WRITE_A_NOTE, cut_inside_last_action, distillation
 from tests.agent.memory.conftest import Brain, MakeMemoryLoop
 from tests.agent.scripts import WRITE_NOTE, turn

@@ -11,15 +11,8 @@ from typing import Any
 
 import pytest
 
-from rlauto_core.agent import (
-    MAX_RECALLED,
-    RECALL_THRESHOLD,
-    ActionLibrary,
-    ExperienceLibrary,
-    MemoryRecall,
-    MemoryRecalled,
-    dice,
-)
+from rlauto_core.agent.events import MemoryRecalled
+from rlauto_core.memory import MAX_RECALLED, RECALL_THRESHOLD, ActionLibrary, ExperienceLibrary, MemoryRecall, dice
 from rlauto_core.store.storage import open_storage
 from tests.agent.memory.answers import RECIPE
 from tests.agent.memory.conftest import Brain, MakeMemoryLoop

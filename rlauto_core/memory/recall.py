@@ -3,27 +3,12 @@ system prompt and as cards (events) the run shows. Each recalled item counts a h
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from pydantic import BaseModel, Field
-
-from rlauto_core.agent import memory_prompts as mp
-from rlauto_core.agent.actions import ActionLibrary
 from rlauto_core.agent.events import RecallHit
-from rlauto_core.agent.experience import ExperienceLibrary
+from rlauto_core.agent.run import Recall
+from rlauto_core.memory import prompts as mp
+from rlauto_core.memory.actions import ActionLibrary
+from rlauto_core.memory.experience import ExperienceLibrary
 from rlauto_core.store.storage import Storage
-
-
-class Recall(BaseModel):
-    context: str = ""  # appended to the system prompt; empty when nothing was recalled
-    experiences: list[RecallHit] = Field(default_factory=list)
-    actions: list[RecallHit] = Field(default_factory=list)
-
-
-class RecallSource(Protocol):
-    """What `AgentLoop(recall=...)` asks once at the start of a run."""
-
-    def recall(self, instruction: str) -> Recall: ...
 
 
 class MemoryRecall:

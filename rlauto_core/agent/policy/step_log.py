@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rlauto_core.agent.policy import Resumed, StepRecord
+from rlauto_core.agent.policy.policy import Resumed, StepRecord
 from rlauto_core.errors import RlautoError
 from rlauto_core.store.storage import Storage
 

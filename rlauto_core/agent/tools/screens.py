@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from rlauto_core.agent.images import scale_screenshot, thumbnail
-from rlauto_core.agent.layout import run_dir, screen_path, thumb_path
+from rlauto_core.agent.events import layout
+from rlauto_core.agent.tools.images import scale_screenshot, thumbnail
 from rlauto_core.steps.phone import Phone
 from rlauto_core.store.storage import Storage
 
@@ -34,7 +34,7 @@ class ScreenStore:
     def __init__(self, storage: Storage, run_id: str, max_bytes: int, taken: int = 0) -> None:
         self._storage = storage
         self._run_id = run_id
-        self._prefix = run_dir(run_id) + "/"
+        self._prefix = layout.run_dir(run_id) + "/"
         self.max_bytes = max_bytes
         self.taken = taken
 
@@ -45,7 +45,7 @@ class ScreenStore:
     def keep(self, raw: bytes, caption: str) -> ScreenRef:
         scaled = scale_screenshot(raw, self.max_bytes)
         self.taken += 1
-        path, thumb = screen_path(self._run_id, self.taken), thumb_path(self._run_id, self.taken)
+        path, thumb = layout.screen_path(self._run_id, self.taken), layout.thumb_path(self._run_id, self.taken)
         self._storage.write_bytes(path, scaled.data)
         self._storage.write_bytes(thumb, thumbnail(scaled.data))
         return ScreenRef(

@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from rlauto_core.agent.layout import state_path
+from rlauto_core.agent.events import layout
 from rlauto_core.agent.policy import Fuse, PolicyState
-from rlauto_core.agent.screens import ScreenRef
+from rlauto_core.agent.tools import ScreenRef
 from rlauto_core.errors import RlautoError
 from rlauto_core.llm.tool_types import ToolCall
 from rlauto_core.llm.types import TokenUsage
@@ -115,10 +115,10 @@ class RunStore:
 
     def save(self, state: RunState) -> None:
         state.updated_at = _now()
-        self._storage.write_bytes(state_path(state.run_id), state.model_dump_json().encode("utf-8"))
+        self._storage.write_bytes(layout.state_path(state.run_id), state.model_dump_json().encode("utf-8"))
 
     def load(self, run_id: str) -> RunState | None:
-        path = state_path(run_id)
+        path = layout.state_path(run_id)
         if not self._storage.exists(path):
             return None
         try:

@@ -17,10 +17,6 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.agent import prompts
-from rlauto_core.agent.context import OUTPUT_RESERVE_TOKENS, compose
-from rlauto_core.agent.conversation import REASONING_CHARS, ConversationMessage, ConversationStore
-from rlauto_core.agent.distill import RunDistiller
 from rlauto_core.agent.events import (
     RESUMABLE,
     AssistantText,
@@ -30,24 +26,20 @@ from rlauto_core.agent.events import (
     Reasoning,
     RunEnded,
     RunStarted,
+    layout,
 )
-from rlauto_core.agent.events import (
-    Heartbeat as HeartbeatEvent,
-)
-from rlauto_core.agent.heartbeat import HEARTBEAT_S, Checkpoint, Heartbeat, StopRequested, WaitingOn
-from rlauto_core.agent.layout import step_log_path
-from rlauto_core.agent.memory_hooks import distil_run, recall_into
-from rlauto_core.agent.mode import AGENT_MODE, LoopMode
-from rlauto_core.agent.policy import Fuse, Resumed, RunPolicy
-from rlauto_core.agent.recall import RecallSource
-from rlauto_core.agent.screens import ScreenStore
-from rlauto_core.agent.settings import AgentSettings
-from rlauto_core.agent.state import Round, RunState, RunStore
-from rlauto_core.agent.step_log import StepLog
-from rlauto_core.agent.takeover import TakeoverHook
-from rlauto_core.agent.tool_args import tool_specs
-from rlauto_core.agent.toolbox import DeviceDirectory, Toolbox
-from rlauto_core.agent.turn import ActiveRun, TurnEnd, run_tools
+from rlauto_core.agent.events import Heartbeat as HeartbeatEvent
+from rlauto_core.agent.policy import Fuse, Resumed, RunPolicy, StepLog
+from rlauto_core.agent.run import prompts
+from rlauto_core.agent.run.context import OUTPUT_RESERVE_TOKENS, compose
+from rlauto_core.agent.run.conversation import REASONING_CHARS, ConversationMessage, ConversationStore
+from rlauto_core.agent.run.heartbeat import HEARTBEAT_S, Checkpoint, Heartbeat, StopRequested, WaitingOn
+from rlauto_core.agent.run.memory_hooks import RecallSource, RunDistiller, distil_run, recall_into
+from rlauto_core.agent.run.mode import AGENT_MODE, LoopMode
+from rlauto_core.agent.run.settings import AgentSettings
+from rlauto_core.agent.run.state import Round, RunState, RunStore
+from rlauto_core.agent.run.turn import ActiveRun, TurnEnd, run_tools
+from rlauto_core.agent.tools import DeviceDirectory, ScreenStore, TakeoverHook, Toolbox, tool_specs
 from rlauto_core.errors import ConfigError
 from rlauto_core.llm.stream_parse import OnDelta
 from rlauto_core.llm.tool_types import ChatItem, ToolSpec, TurnReply
@@ -176,7 +168,7 @@ class AgentLoop:
         policy.resume()
         state.policy = policy.state
         state.fuse, state.error = None, None
-        StepLog(self.storage, step_log_path(run_id)).append(Resumed(note=note))
+        StepLog(self.storage, layout.step_log_path(run_id)).append(Resumed(note=note))
         self.sink.emit(
             RunStarted(
                 run_id=run_id,
@@ -212,7 +204,7 @@ class AgentLoop:
                 local_tools=self.mode.local_tools,
                 instruction=state.instruction,
             ),
-            step_log=StepLog(self.storage, step_log_path(state.run_id)),
+            step_log=StepLog(self.storage, layout.step_log_path(state.run_id)),
             heartbeat=Heartbeat(beat, interval_s=self.heartbeat_s, checkpoint=self.checkpoint, clock=self.clock),
             sink=self.sink,
             takeover=self.takeover,

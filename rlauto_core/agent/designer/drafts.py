@@ -17,12 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.agent.records import DRAFT_PATH, TASKS_DIR, RecordDir
+from rlauto_core.agent.events import RecordDir
 from rlauto_core.errors import ConfigError
 from rlauto_core.steps import StepError, parse_steps
 from rlauto_core.steps.models import MAX_STEPS
 from rlauto_core.store.storage import Storage
 
+DRAFT_PATH = "agent/designer/draft.json"
+TASKS_DIR = "agent/tasks"
 _CHECKS = {"assert_exists", "assert_text", "wait_element", "wait_gone"}
 LONG_WAIT_S = 30
 

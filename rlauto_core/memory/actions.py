@@ -16,12 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.agent.action_check import ActionSpec, check_action
-from rlauto_core.agent.records import ACTIONS_DIR, RecordDir
-from rlauto_core.agent.similarity import containment, contains, normalised
+from rlauto_core.agent.events import RecordDir
 from rlauto_core.errors import ConfigError, RlautoError
+from rlauto_core.memory.action_check import ActionSpec, check_action
+from rlauto_core.memory.similarity import containment, contains, normalised
 from rlauto_core.store.storage import Storage
 
+ACTIONS_DIR = "agent/memory/actions"
 ACTION_MATCH = 0.6
 MAX_RECALLED_ACTIONS = 3
 

@@ -14,11 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rlauto_core.agent.drafts import Draft, DraftStore, draft_steps, draft_warnings
-from rlauto_core.agent.mode import LocalCall, LoopMode
-from rlauto_core.agent.report import CompletionCheck, TaskReport
-from rlauto_core.agent.settings import AgentSettings, ModelChoice
-from rlauto_core.agent.toolbox import ToolOutcome
+from rlauto_core.agent.designer.drafts import Draft, DraftStore, draft_steps, draft_warnings
+from rlauto_core.agent.run import AgentSettings, LoopMode, ModelChoice
+from rlauto_core.agent.tools import CompletionCheck, LocalCall, TaskReport, ToolOutcome
 from rlauto_core.llm.endpoints import EndpointConfig
 from rlauto_core.llm.tool_types import ToolSpec
 from rlauto_core.redact import redact_strings, redact_text

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-from rlauto_core.agent import prompts
 from rlauto_core.agent.events import (
     EventSink,
     PolicyApplied,
@@ -27,13 +26,11 @@ from rlauto_core.agent.events import (
     TaskReported,
     ToolCalled,
 )
-from rlauto_core.agent.heartbeat import Heartbeat
-from rlauto_core.agent.policy import Fuse, NoticeKind, RunPolicy, StepRecord
-from rlauto_core.agent.screens import ScreenRef
-from rlauto_core.agent.state import Round, RunState, ToolResult
-from rlauto_core.agent.step_log import StepLog
-from rlauto_core.agent.takeover import TakeoverAnswer, TakeoverHook, TakeoverRequest
-from rlauto_core.agent.toolbox import Toolbox, ToolOutcome
+from rlauto_core.agent.policy import Fuse, NoticeKind, RunPolicy, StepLog, StepRecord
+from rlauto_core.agent.run import prompts
+from rlauto_core.agent.run.heartbeat import Heartbeat
+from rlauto_core.agent.run.state import Round, RunState, ToolResult
+from rlauto_core.agent.tools import ScreenRef, TakeoverAnswer, TakeoverHook, TakeoverRequest, Toolbox, ToolOutcome
 from rlauto_core.llm.tool_types import ToolCall, TurnReply
 
 

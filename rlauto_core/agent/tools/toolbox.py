@@ -13,12 +13,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from rlauto_core.agent.mode import LocalCall, LocalTool
 from rlauto_core.agent.policy import default_state_changing
-from rlauto_core.agent.report import CompletionCheck, TaskReport, check_completion, checked_name, save_file
-from rlauto_core.agent.screens import ScreenRef, ScreenStore
-from rlauto_core.agent.takeover import TakeoverArgs
-from rlauto_core.agent.tool_args import (
+from rlauto_core.agent.tools.local import LocalCall, LocalTool
+from rlauto_core.agent.tools.report import CompletionCheck, TaskReport, check_completion, checked_name, save_file
+from rlauto_core.agent.tools.screens import ScreenRef, ScreenStore
+from rlauto_core.agent.tools.takeover import TakeoverArgs
+from rlauto_core.agent.tools.tool_args import (
     TOOL_NAMES,
     WAIT_CAP_S,
     AppArgs,
@@ -32,7 +32,7 @@ from rlauto_core.agent.tool_args import (
     WriteFileArgs,
     argument_model,
 )
-from rlauto_core.agent.ui_tree import compress_hierarchy
+from rlauto_core.agent.tools.ui_tree import compress_hierarchy
 from rlauto_core.llm.tool_types import ToolCall
 from rlauto_core.redact import redact_text
 from rlauto_core.steps.models import Selector

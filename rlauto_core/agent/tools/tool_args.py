@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rlauto_core.agent.report import TaskReport
-from rlauto_core.agent.takeover import TakeoverArgs
+from rlauto_core.agent.tools.report import TaskReport
+from rlauto_core.agent.tools.takeover import TakeoverArgs
 from rlauto_core.llm.tool_types import ToolSpec
 from rlauto_core.steps.models import KEY_NAMES
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlauto_core.agent.policy import StepRecord
-from rlauto_core.agent.tool_args import WAIT_CAP_S
+from rlauto_core.agent.tools import WAIT_CAP_S
 
 MAX_INPUT_STEPS = 10  # at most this many steps go into one distillation of actions
 

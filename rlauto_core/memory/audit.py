@@ -11,11 +11,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from rlauto_core.agent import memory_prompts as mp
-from rlauto_core.agent.experience import ExperienceLibrary
 from rlauto_core.errors import RlautoError
 from rlauto_core.llm.json_answers import request_json
 from rlauto_core.llm.types import Message, ModelClient, TokenUsage
+from rlauto_core.memory import prompts as mp
+from rlauto_core.memory.experience import ExperienceLibrary
 from rlauto_core.store.storage import Storage
 
 log = logging.getLogger("rlauto.agent.memory")

@@ -7,19 +7,53 @@ it; a failing distillation is logged and shown as a card, and the run stays comp
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
-from rlauto_core.agent.distill import DistilRequest, RunDistiller
-from rlauto_core.agent.events import EventSink, MemoryDistilled, MemoryRecalled
+from pydantic import BaseModel, Field
+
+from rlauto_core.agent.events import EventSink, MemoryDistilled, MemoryRecalled, RecallHit
 from rlauto_core.agent.events import Heartbeat as HeartbeatEvent
-from rlauto_core.agent.heartbeat import HEARTBEAT_S, Heartbeat, WaitingOn
-from rlauto_core.agent.policy import StepRecord
-from rlauto_core.agent.recall import RecallSource
-from rlauto_core.agent.state import RunState
-from rlauto_core.agent.step_log import parse_line
-from rlauto_core.agent.turn import ActiveRun
+from rlauto_core.agent.policy import StepRecord, parse_line
+from rlauto_core.agent.run.heartbeat import HEARTBEAT_S, Heartbeat, WaitingOn
+from rlauto_core.agent.run.state import RunState
+from rlauto_core.agent.run.turn import ActiveRun
+from rlauto_core.llm.types import TokenUsage
 from rlauto_core.redact import redact_text
 
 log = logging.getLogger("rlauto.agent")
+
+
+class Recall(BaseModel):
+    context: str = ""  # appended to the system prompt; empty when nothing was recalled
+    experiences: list[RecallHit] = Field(default_factory=list)
+    actions: list[RecallHit] = Field(default_factory=list)
+
+
+class RecallSource(Protocol):
+    """What `AgentLoop(recall=...)` asks once at the start of a run (`rlauto_core.memory.MemoryRecall`)."""
+
+    def recall(self, instruction: str) -> Recall: ...
+
+
+class DistilRequest(BaseModel):
+    run_id: str
+    instruction: str
+    steps: list[StepRecord]
+
+
+class DistilOutcome(BaseModel):
+    recipe_id: str | None = None
+    recipe_title: str | None = None
+    actions: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    called_model: bool = False
+
+
+class RunDistiller(Protocol):
+    """What `AgentLoop(distiller=...)` calls after a completed run (`rlauto_core.memory.Distiller`)."""
+
+    def distil(self, request: DistilRequest) -> DistilOutcome: ...
 
 
 def recall_into(state: RunState, recall: RecallSource | None, sink: EventSink) -> None:

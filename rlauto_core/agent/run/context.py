@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 import json
 
-from rlauto_core.agent.prompts import opening
-from rlauto_core.agent.screens import ScreenStore
-from rlauto_core.agent.state import Round, RunState
+from rlauto_core.agent.run.prompts import opening
+from rlauto_core.agent.run.state import Round, RunState
+from rlauto_core.agent.tools import ScreenStore
 from rlauto_core.llm.tool_types import (
     AssistantItem,
     ChatItem,

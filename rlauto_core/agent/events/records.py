@@ -1,4 +1,5 @@
-"""Memory records in storage: one JSON object per file, one folder per kind.
+"""Records in storage (memory, designer drafts, confirmed tasks): one JSON object per file, one
+folder per kind (each kind names its folder where it is defined).
 
 ```
 agent/memory/experiences/{id}.json       a recipe (experience library)
@@ -21,18 +22,12 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rlauto_core.agent.layout import checked_id
+from rlauto_core.agent.events.layout import checked_id
 from rlauto_core.store.storage import Storage
 
 log = logging.getLogger("rlauto.agent.memory")
 M = TypeVar("M", bound=BaseModel)
 
-MEMORY_DIR = "agent/memory"
-EXPERIENCES_DIR = f"{MEMORY_DIR}/experiences"
-AUDIT_DIR = f"{MEMORY_DIR}/experience_audit"
-ACTIONS_DIR = f"{MEMORY_DIR}/actions"
-DRAFT_PATH = "agent/designer/draft.json"
-TASKS_DIR = "agent/tasks"
 # a record is small (a recipe, four steps); anything bigger in the folder is not ours
 MAX_RECORD_BYTES = 1024 * 1024
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from rlauto_core.agent.experience import MAX_RECIPE_CHARS
-from rlauto_core.agent.similarity import dice
+from rlauto_core.memory.experience import MAX_RECIPE_CHARS
+from rlauto_core.memory.similarity import dice
 
 MIN_CONTENT_CHARS = 24
 COPY_SIMILARITY = 0.6

@@ -17,14 +17,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.agent.records import AUDIT_DIR, EXPERIENCES_DIR, RecordDir
-from rlauto_core.agent.similarity import dice, normalised
+from rlauto_core.agent.events import RecordDir
 from rlauto_core.errors import ConfigError
+from rlauto_core.memory.similarity import dice, normalised
 from rlauto_core.store.storage import Storage
 
 log = logging.getLogger("rlauto.agent.memory")
 # Measured on pairs of real-looking tasks (docs/agent.md): the same kind of task scores 0.50
 # (Chinese) to 0.90, different tasks 0.00-0.44; 0.45 sits between the two.
+EXPERIENCES_DIR = "agent/memory/experiences"
+AUDIT_DIR = "agent/memory/experience_audit"
 RECALL_THRESHOLD = 0.45
 MAX_RECALLED = 2
 MAX_INSTRUCTION_CHARS = 2000

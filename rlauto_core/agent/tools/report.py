@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rlauto_core.agent.layout import files_dir, run_dir
+from rlauto_core.agent.events import layout
 from rlauto_core.store.storage import Storage
 
 ReportKind = Literal["progress", "method_change", "info_needed", "completion"]
@@ -78,7 +78,7 @@ def check_completion(report: TaskReport, storage: Storage, run_id: str) -> Compl
         problem = deliverable_problem(path)
         if problem is None:
             rel = normalized(path)
-            problem = _file_problem(storage, f"{run_dir(run_id)}/{rel}")
+            problem = _file_problem(storage, f"{layout.run_dir(run_id)}/{rel}")
             if problem is None:
                 delivered.append(rel)
         if problem is not None:
@@ -117,5 +117,5 @@ def save_file(storage: Storage, run_id: str, name: str, data: bytes) -> str:
     """Store a deliverable; its path relative to the run folder (`files/NAME`)."""
     if len(data) > MAX_FILE_BYTES:
         raise FileNameError(f"{name}: {len(data)} bytes is over the {MAX_FILE_BYTES // 1024} KiB limit")
-    storage.write_bytes(f"{files_dir(run_id)}/{name}", data)
+    storage.write_bytes(f"{layout.files_dir(run_id)}/{name}", data)
     return f"files/{name}"

@@ -14,8 +14,8 @@ import json
 
 from pydantic import BaseModel, ValidationError
 
-from rlauto_core.agent.events import EVENT_ADAPTER, AgentEvent
-from rlauto_core.agent.layout import event_path, events_dir
+from rlauto_core.agent.events.events import EVENT_ADAPTER, AgentEvent
+from rlauto_core.agent.events.layout import event_path, events_dir
 from rlauto_core.errors import RlautoError
 from rlauto_core.store.storage import Storage
 

@@ -15,23 +15,21 @@ import json
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import BaseModel, Field
-
-from rlauto_core.agent import memory_prompts as mp
-from rlauto_core.agent.actions import ActionLibrary, ActionRefused
-from rlauto_core.agent.experience import ExperienceLibrary
 from rlauto_core.agent.policy import CONTROL_TOOLS, OBSERVATION_TOOLS, StepRecord
-from rlauto_core.agent.quality import recipe_problem
-from rlauto_core.agent.salvage import salvage
-from rlauto_core.agent.settings import AgentSettings, ModelChoice
-from rlauto_core.agent.tool_steps import candidate_steps
+from rlauto_core.agent.run import AgentSettings, DistilOutcome, DistilRequest, ModelChoice
 from rlauto_core.errors import ConfigError, RlautoError
 from rlauto_core.llm.endpoints import EndpointConfig
 from rlauto_core.llm.http_client import HttpModelClient
 from rlauto_core.llm.retry import RetryPolicy
-from rlauto_core.llm.types import Message, ModelClient, TokenUsage
+from rlauto_core.llm.types import Message, ModelClient
+from rlauto_core.memory import prompts as mp
+from rlauto_core.memory.actions import ActionLibrary, ActionRefused
+from rlauto_core.memory.experience import ExperienceLibrary
+from rlauto_core.memory.quality import recipe_problem
+from rlauto_core.memory.salvage import salvage
+from rlauto_core.memory.tool_steps import candidate_steps
 from rlauto_core.redact import redact_strings, redact_text
 from rlauto_core.store.storage import Storage
 
@@ -45,21 +43,6 @@ _ARGS_CHARS = 200
 def memory_endpoint(settings: AgentSettings, choice: ModelChoice | None = None) -> EndpointConfig:
     """The agent's endpoint for memory calls (distillation, audit): thinking off, a short answer."""
     return settings.endpoint(choice).model_copy(update={"enable_thinking": False, "max_tokens": MEMORY_MAX_TOKENS})
-
-
-class DistilRequest(BaseModel):
-    run_id: str
-    instruction: str
-    steps: list[StepRecord]
-
-
-class DistilOutcome(BaseModel):
-    recipe_id: str | None = None
-    recipe_title: str | None = None
-    actions: list[str] = Field(default_factory=list)
-    problems: list[str] = Field(default_factory=list)
-    usage: TokenUsage = Field(default_factory=TokenUsage)
-    called_model: bool = False
 
 
 def _listed_calls(steps: list[StepRecord]) -> tuple[list[str], int]:
@@ -157,12 +140,6 @@ class Distiller:
                 outcome.problems.append(str(exc)[:600])
                 continue
             outcome.actions.append(saved.name)
-
-
-class RunDistiller(Protocol):
-    """What `AgentLoop(distiller=...)` calls after a completed run (`Distiller` is one)."""
-
-    def distil(self, request: DistilRequest) -> DistilOutcome: ...
 
 
 def memory_client(

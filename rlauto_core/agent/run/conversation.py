@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from rlauto_core.agent.layout import conversation_path
-from rlauto_core.agent.state import AgentStateError, HistoryMessage
+from rlauto_core.agent.events import layout
+from rlauto_core.agent.run.state import AgentStateError, HistoryMessage
 from rlauto_core.llm.types import TokenUsage
 from rlauto_core.store.storage import Storage
 
@@ -50,7 +50,7 @@ class ConversationStore:
         self._storage = storage
 
     def load(self, conversation_id: str) -> Conversation:
-        path = conversation_path(conversation_id)
+        path = layout.conversation_path(conversation_id)
         if not self._storage.exists(path):
             return Conversation(id=conversation_id)
         try:
@@ -61,7 +61,9 @@ class ConversationStore:
     def append(self, conversation_id: str, message: ConversationMessage) -> Conversation:
         conversation = self.load(conversation_id)
         conversation.messages = [*conversation.messages, message][-MAX_MESSAGES:]
-        self._storage.write_bytes(conversation_path(conversation_id), conversation.model_dump_json().encode("utf-8"))
+        self._storage.write_bytes(
+            layout.conversation_path(conversation_id), conversation.model_dump_json().encode("utf-8")
+        )
         return conversation
 
     def ids(self) -> list[str]:

@@ -16,8 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rlauto_core.agent.event_log import LoggedEvent
-from rlauto_core.agent.events import (
+from rlauto_core.agent.events.event_log import LoggedEvent
+from rlauto_core.agent.events.events import (
     Heartbeat,
     ModelCalled,
     RunEnded,
