@@ -33,15 +33,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import adbutils
 from pydantic import SecretStr
 
+from device_flows.demo import DemoAdbServer, DemoPhone, Home
 from device_flows.phone import AdbDirectory, U2Phone
 from rlauto_core.agent.events import EventLog, ModelCalled, ToolCalled
 from rlauto_core.agent.run import AgentLoop, AgentSettings
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
 from rlauto_core.store.storage import open_storage
-from tests.fakes.adb_server import FakeAdbServer, FakePhone
 from tests.fakes.llm_requests import RecordedRequest
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 
 def _script(rounds: int, latency: float) -> Any:
@@ -99,10 +98,10 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="seconds the fake model takes per answer")
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
-    app = NotesApp()
+    home = Home()
     with (
         FakeLlmServer() as fake,
-        FakeAdbServer([FakePhone("bench-1", app=app)]) as adb,
+        DemoAdbServer([DemoPhone("bench-1", home=home)]) as adb,
         tempfile.TemporaryDirectory() as root,
     ):
         fake.script("agent", _script(args.rounds, args.latency))
@@ -128,7 +127,7 @@ def main() -> None:
         assert result.outcome == "completed", result
         rounds = _rounds([logged.event for logged in log.read(0)])
         images = _image_sizes(fake.requests("agent"))
-        raw = len(app.render())
+        raw = len(home.render())
     own = [r - m - t for r, m, t in rounds]
     step = statistics.mean(r for r, _, _ in rounds)
     print(f"rounds measured: {len(rounds)} (model latency {args.latency:.2f} s)")

@@ -56,11 +56,11 @@ def best_of(runs: int, fn: object) -> float:
 def device_calls_per_gesture(gestures: list) -> float:
     import adbutils
 
+    from device_flows.demo import DemoAdbServer, DemoPhone
     from device_flows.phone import U2Phone
-    from tests.fakes.adb_server import FakeAdbServer, FakePhone
 
-    phone = FakePhone("bench-1", caps=CAPS_LP)
-    with FakeAdbServer([phone]) as server:
+    phone = DemoPhone("bench-1", caps=CAPS_LP)
+    with DemoAdbServer([phone]) as server:
         client = adbutils.AdbClient(host="127.0.0.1", port=server.port)
         steps = parse_steps([{"kind": "gesture", "gesture": g.model_dump()} for g in gestures])
         report = run_steps(U2Phone("bench-1", client), steps)

@@ -1,5 +1,5 @@
-"""Real fakes for agent runs: the fake model server (session), a fake ADB server with the notes
-app per test (so the real uiautomator2/adbutils clients run the tools), storage on disk."""
+"""Real parts for agent runs: the fake model server (session), the demo phone (the product's
+emulated phone) with its apps per test (so the real uiautomator2/adbutils clients run the tools), storage on disk."""
 
 from __future__ import annotations
 
@@ -12,15 +12,14 @@ import psutil
 import pytest
 from pydantic import SecretStr
 
+from device_flows.demo import DemoAdbServer, DemoPhone, Home, NotesApp, SettingsApp, ShoppingApp
 from device_flows.phone import AdbDirectory, U2Phone
 from rlauto_core.agent.events import EventLog
 from rlauto_core.agent.run import AgentLoop, AgentSettings, Checkpoint
 from rlauto_core.agent.tools import TakeoverHook
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
 from rlauto_core.store.storage import FsspecStorage, open_storage
-from tests.fakes.adb_server import FakeAdbServer, FakePhone
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 SERIAL = "fake-1"
 KEY = "sk-agent-test-key-0000"
@@ -44,14 +43,20 @@ def notes_app() -> NotesApp:
     return NotesApp()
 
 
+@pytest.fixture
+def home(notes_app: NotesApp) -> Home:
+    """The demo phone's apps, with this test's notes app."""
+    return Home(apps=[notes_app, SettingsApp(), ShoppingApp()])
+
+
 def _adb_daemons() -> set[int]:
     return {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "adb"}
 
 
 @pytest.fixture
-def fake_adb(notes_app: NotesApp, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAdbServer]:
+def demo_adb(home: Home, monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoAdbServer]:
     before = _adb_daemons()
-    with FakeAdbServer([FakePhone(SERIAL, app=notes_app)]) as server:
+    with DemoAdbServer([DemoPhone(SERIAL, home=home)]) as server:
         monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
         yield server
@@ -59,8 +64,8 @@ def fake_adb(notes_app: NotesApp, monkeypatch: pytest.MonkeyPatch) -> Iterator[F
 
 
 @pytest.fixture
-def adb_client(fake_adb: FakeAdbServer) -> adbutils.AdbClient:
-    return adbutils.AdbClient(host="127.0.0.1", port=fake_adb.port)
+def adb_client(demo_adb: DemoAdbServer) -> adbutils.AdbClient:
+    return adbutils.AdbClient(host="127.0.0.1", port=demo_adb.port)
 
 
 @pytest.fixture

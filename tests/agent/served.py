@@ -1,5 +1,5 @@
 """The `run-agent` deployment served by a real Prefect runner in a subprocess, as a worker on
-pool `phones` would run it: each flow run in its own process, reaching the fake phone and the
+pool `phones` would run it: each flow run in its own process, reaching the demo phone and the
 fake model server over loopback, the key only in its environment."""
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from device_flows.demo import NotesApp
 from flows.agent_launch import PrefectAgentLauncher
 from flows.agent_sdk import run_agent as sdk_run_agent
 from rlauto_core.agent.events import AgentEvent, EventLog, RunEnded, RunStarted
@@ -26,7 +27,6 @@ from tests.agent.served import served_run_agent
 from tests.agent.test_flow_control import RELEASE, hold_phone
 from tests.agent.test_flow_run import CANARY
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 RLAUTO = [sys.executable, "-c", "from flows.cli import main; main()"]
@@ -34,7 +34,7 @@ RLAUTO = [sys.executable, "-c", "from flows.cli import main; main()"]
 
 @pytest.fixture
 def served(
-    prefect_api_url: str, fake_llm: FakeLlmServer, fake_adb: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    prefect_api_url: str, fake_llm: FakeLlmServer, demo_adb: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Iterator[dict[str, str]]:
     monkeypatch.setenv("AGENT_API_KEY", CANARY)
     monkeypatch.setenv("AGENT_BASE_URL", fake_llm.base_url())

@@ -1,4 +1,4 @@
-"""The Agent page through streamlit.testing.v1.AppTest over a real run: a loop on the fake phone
+"""The Agent page through streamlit.testing.v1.AppTest over a real run: a loop on the demo phone
 waits for a person while the page shows its step cards and the takeover form; the page's
 hand-back reaches the run with its note; busy phones are disabled; Send goes to the launcher."""
 
@@ -11,6 +11,7 @@ from streamlit import config as streamlit_config
 from streamlit.testing.v1 import AppTest
 
 from dashboards.repository import Repository
+from device_flows.demo import NotesApp
 from rlauto_core.agent.events import EventLog, RunEnded, RunStarted
 from rlauto_core.agent.launch import AgentDevice
 from rlauto_core.agent.run import RunStore
@@ -21,7 +22,6 @@ from tests.agent.scripts import WRITE_NOTE, call, texts_of, turn
 from tests.dashboards.apptest_support import go, rendered_bytes
 from tests.fakes.agent_launcher import FakeAgentLauncher
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 CANARY = "sk-canary-page-41c9e2d7aa"
 

@@ -1,5 +1,5 @@
 """The Agent page in headless Chromium, all parts real: `rlauto dashboard` with its Prefect agent
-launcher, the served `run-agent` deployment, the fake phone's notes app and the fake model.
+launcher, the served `run-agent` deployment, the demo phone's notes app and the fake model.
 A person picks the free phone (the busy one is disabled), sends an instruction, watches step
 cards with thumbnails, reloads without losing or doubling a card, hands a takeover back with
 a note, and sees the run complete; no key on the page."""
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from prefect import flow
 
+from device_flows.demo import NotesApp
 from device_flows.slot import phone_slot
 from rlauto_core.agent.events import ToolCalled
 from rlauto_core.store.storage import FsspecStorage
@@ -26,7 +27,6 @@ from tests.agent.scripts import WRITE_NOTE, call, texts_of, turn
 from tests.agent.served import served_run_agent
 from tests.agent.test_flow_run import CANARY
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 from tests.servers import free_port, stop_process, wait_http
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
@@ -52,7 +52,7 @@ def hold_other_phone() -> None:
 def dashboard(
     prefect_api_url: str,
     fake_llm: FakeLlmServer,
-    fake_adb: Any,
+    demo_adb: Any,
     storage: FsspecStorage,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,

@@ -15,6 +15,7 @@ from prefect.flow_runs import resume_flow_run
 from prefect.states import Cancelling
 
 from device_flows.agent_flow import run_agent
+from device_flows.demo import NotesApp
 from device_flows.slot import AgentBusy, DeviceBusy, phone_slot
 from rlauto_core.agent.events import Heartbeat, RunEnded, TakeoverEnded, TakeoverRequested
 from rlauto_core.agent.run import RunStore
@@ -24,14 +25,13 @@ from tests.agent.prefect_support import agent_flow_runs, flow_run, in_thread, pr
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, texts_of, turn
 from tests.agent.test_flow_run import CANARY
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 RELEASE = threading.Event()
 
 
 @pytest.fixture(autouse=True)
-def agent_env(monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLlmServer, fake_adb: Any) -> None:
+def agent_env(monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLlmServer, demo_adb: Any) -> None:
     monkeypatch.setenv("AGENT_API_KEY", CANARY)
     monkeypatch.setenv("AGENT_BASE_URL", fake_llm.base_url())
     monkeypatch.setenv("AGENT_MODEL", "agent")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from device_flows.agent_flow import run_agent
+from device_flows.demo import DemoAdbServer, NotesApp
 from rlauto_core.agent.events import Heartbeat, RunEnded, RunStarted, ScreenTaken, ToolCalled
 from rlauto_core.agent.launch import agent_run_tag
 from rlauto_core.agent.run import RunStore
@@ -25,16 +26,14 @@ from tests.agent.prefect_support import (
     wait_for,
 )
 from tests.agent.scripts import WRITE_NOTE, call, texts_of, turn
-from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 CANARY = "sk-canary-flow-5e1d7c9a3b"
 
 
 @pytest.fixture
-def agent_env(monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLlmServer, fake_adb: FakeAdbServer) -> None:
+def agent_env(monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLlmServer, demo_adb: DemoAdbServer) -> None:
     """The worker's environment: the key only here, never a parameter."""
     monkeypatch.setenv("AGENT_API_KEY", CANARY)
     monkeypatch.setenv("AGENT_BASE_URL", fake_llm.base_url())

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from device_flows.demo import DemoAdbServer, NotesApp
 from rlauto_core.agent.events import EventLog, PolicyApplied, RunEnded, RunStarted, ToolCalled
 from rlauto_core.agent.policy import parse_step_log, replay
 from rlauto_core.agent.run import RunStore
@@ -14,9 +15,7 @@ from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL, MakeLoop
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, requests_messages, texts_of, turn
-from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 
 def _events(storage: FsspecStorage, run_id: str) -> list[Any]:
@@ -69,19 +68,19 @@ def test_the_same_action_six_times_pauses_then_the_run_resumes_and_finishes(
 
 
 def test_the_same_error_eight_times_pauses_even_with_different_actions(
-    make_loop: MakeLoop, fake_llm: FakeLlmServer, fake_adb: FakeAdbServer, storage: FsspecStorage, notes_app: NotesApp
+    make_loop: MakeLoop, fake_llm: FakeLlmServer, demo_adb: DemoAdbServer, storage: FsspecStorage, notes_app: NotesApp
 ) -> None:
     actions = [call("tap", text="Save"), call("press_key", key="back"), call("swipe", direction="up")]
     fake_llm.script("agent", *[turn(actions[i % 3]) for i in range(12)])
     harness = make_loop()
     harness.loop.phone.screenshot()  # connected first; then the phone drops off the host
-    phone = fake_adb.phones.pop(SERIAL)
+    phone = demo_adb.phones.pop(SERIAL)
     result = harness.loop.start("run-8", "Save the note")
     assert (result.outcome, result.fuse, result.steps) == ("paused", "same_error", 8)
     tools = [e for e in _events(storage, "run-8") if isinstance(e, ToolCalled)]
     assert {t.error for t in tools} == {"AdbError: device 'fake-1' not found"}
     assert _replayed(storage, "run-8").at == 8
-    fake_adb.phones[SERIAL] = phone  # plugged in again
+    demo_adb.phones[SERIAL] = phone  # plugged in again
     _finish_after_resume(fake_llm, harness, "run-8", notes_app, earlier="device 'fake-1' not found")
 
 

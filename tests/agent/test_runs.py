@@ -1,4 +1,4 @@
-"""Whole agent runs against the fake model server and the fake phone's notes app (real clients)."""
+"""Whole agent runs against the fake model server and the demo phone's notes app (real clients)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
+from device_flows.demo import NotesApp
 from rlauto_core.agent.events import ModelCalled, RunEnded, TaskReported, ToolCalled
 from rlauto_core.agent.policy import parse_step_log, replay
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, requests_messages, texts_of, turn
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 
 def events_of(storage: FsspecStorage, run_id: str) -> list[Any]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from device_flows.demo import NotesApp
 from rlauto_core.agent.events import EventLog, Heartbeat, ToolCalled
 from rlauto_core.agent.run import AgentSettings, RunStore, StopRequested
 from rlauto_core.agent.tools import TakeoverAnswer, TakeoverRequest
@@ -16,7 +17,6 @@ from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, texts_of, turn
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 
 CANARY = "sk-canary-7f3a9e1b2c4d"
 

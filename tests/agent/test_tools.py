@@ -1,4 +1,4 @@
-"""Each tool through the real uiautomator2/adbutils clients against the fake phone's notes app;
+"""Each tool through the real uiautomator2/adbutils clients against the demo phone's notes app;
 the UI tree compression and the screenshot scaling on hostile and huge input."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import adbutils
 import pytest
 from PIL import Image
 
+from device_flows.demo import LAUNCHER, DemoAdbServer, DemoPhone, Home, NotesApp
 from device_flows.phone import AdbDirectory, U2Phone
 from rlauto_core.agent.tools import (
     ImageError,
@@ -25,8 +26,6 @@ from rlauto_core.agent.tools import (
 from rlauto_core.llm import ToolCall
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL
-from tests.fakes.adb_server import FakeAdbServer, FakePhone
-from tests.fakes.phone_app import NotesApp
 
 PKG = "com.example.notes"
 
@@ -41,7 +40,9 @@ def run(toolbox: Toolbox, tool: str, **args: Any) -> ToolOutcome:
     return toolbox.run(ToolCall(id="c1", name=tool, arguments=json.dumps(args)))
 
 
-def test_the_tools_write_a_note_on_the_phone(toolbox: Toolbox, notes_app: NotesApp, fake_adb: FakeAdbServer) -> None:
+def test_the_tools_write_a_note_on_the_phone(
+    toolbox: Toolbox, notes_app: NotesApp, home: Home, demo_adb: DemoAdbServer
+) -> None:
     assert run(toolbox, "app_start", package=PKG).ok and notes_app.screen == "list"
     tapped = run(toolbox, "tap", description="Write a new note")
     assert tapped.ok and not tapped.coordinates and notes_app.screen == "editor"
@@ -52,11 +53,11 @@ def test_the_tools_write_a_note_on_the_phone(toolbox: Toolbox, notes_app: NotesA
     assert saved.ok and "tapped 'Save'" in saved.text and notes_app.notes[-1] == "Call Alice"
     assert run(toolbox, "tap", text="Call Alice", index=0).ok
     swiped = run(toolbox, "swipe", direction="up", distance=0.5)
-    assert swiped.ok and notes_app.swipes == 1 and "(540, 1755) to (540, 585)" in swiped.text
-    assert run(toolbox, "press_key", key="BACK").ok and notes_app.screen == "launcher"
+    assert swiped.ok and home.swipes == 1 and "(540, 1755) to (540, 585)" in swiped.text
+    assert run(toolbox, "press_key", key="BACK").ok and home.package == LAUNCHER
     assert run(toolbox, "app_start", package=PKG, stop_first=True).ok
-    assert run(toolbox, "app_stop", package=PKG).ok and notes_app.screen == "launcher"
-    commands = fake_adb.phones[SERIAL].commands
+    assert run(toolbox, "app_stop", package=PKG).ok and home.package == LAUNCHER
+    commands = demo_adb.phones[SERIAL].commands
     assert f"am force-stop {PKG}" in commands and any(c.startswith(f"monkey -p {PKG}") for c in commands)
     assert all(o.state_changing for o in (tapped, saved, swiped))
 
@@ -69,9 +70,9 @@ def test_a_tap_by_coordinates_works_and_is_marked_as_the_last_resort(toolbox: To
     assert run(toolbox, "tap", text="New note").coordinates is False
 
 
-def test_observation_tools(toolbox: Toolbox, notes_app: NotesApp, storage: FsspecStorage) -> None:
+def test_observation_tools(toolbox: Toolbox, home: Home, storage: FsspecStorage) -> None:
     devices = run(toolbox, "list_devices")
-    assert devices.ok and devices.text == f"- {SERIAL} device Fake_Phone (the target: you operate this one)"
+    assert devices.ok and devices.text == f"- {SERIAL} device Demo_Phone (the target: you operate this one)"
     run(toolbox, "app_start", package=PKG)
     tree = run(toolbox, "ui_tree")
     assert tree.ok and not tree.state_changing
@@ -79,7 +80,7 @@ def test_observation_tools(toolbox: Toolbox, notes_app: NotesApp, storage: Fsspe
     assert (
         f'- Button text="New note" id={PKG}:id/new desc="Write a new note" clickable [700,2100][1040,2240]' in tree.text
     )
-    raw = notes_app.render()
+    raw = home.render()
     assert len(raw) > 200_000  # the phone's own screenshot is too big to send
     shot = run(toolbox, "screenshot")
     assert shot.ok and shot.screen is not None and shot.screen.bytes <= 200_000
@@ -118,13 +119,13 @@ def test_deliverable_files(toolbox: Toolbox, storage: FsspecStorage) -> None:
     ]
 
 
-def test_failures_are_tool_errors_never_exceptions(toolbox: Toolbox, fake_adb: FakeAdbServer) -> None:
+def test_failures_are_tool_errors_never_exceptions(toolbox: Toolbox, demo_adb: DemoAdbServer) -> None:
     missing = run(toolbox, "tap", text="Nope")
     assert (
         not missing.ok and missing.error == "no element with text='Nope' on the screen (read ui_tree for what is there)"
     )
     assert not run(toolbox, "app_start", package="not a package").ok
-    fake_adb.phones.pop(SERIAL)
+    demo_adb.phones.pop(SERIAL)
     for tool, args in [("screenshot", {}), ("ui_tree", {}), ("tap", {"x": 1, "y": 1}), ("press_key", {"key": "home"})]:
         outcome = run(toolbox, tool, **args)
         assert (
@@ -190,8 +191,8 @@ def test_screenshots_scale_from_png_and_refuse_what_is_not_an_image() -> None:
             scale_screenshot(bad, 200_000)
 
 
-def test_a_second_phone_is_listed_but_not_the_target(notes_app: NotesApp, monkeypatch: pytest.MonkeyPatch) -> None:
-    with FakeAdbServer([FakePhone(SERIAL, app=notes_app), FakePhone("other-2")]) as adb:
+def test_a_second_phone_is_listed_but_not_the_target(home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    with DemoAdbServer([DemoPhone(SERIAL, home=home), DemoPhone("other-2")]) as adb:
         client = adbutils.AdbClient(host="127.0.0.1", port=adb.port)
         devices = AdbDirectory(client).list_devices()
     assert [(d.serial, d.state) for d in devices] == [(SERIAL, "device"), ("other-2", "device")]

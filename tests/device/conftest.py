@@ -1,4 +1,4 @@
-"""A fake phone behind a fake ADB server; adbutils is pointed at it so no real adb starts."""
+"""The demo phone (the product's emulated phone) behind its ADB server; adbutils is pointed at it so no real adb starts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import adbutils
 import psutil
 import pytest
 
-from tests.fakes.adb_server import FakeAdbServer, FakePhone
+from device_flows.demo import DemoAdbServer, DemoPhone
 from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
 
 SERIAL = "fake-1"
@@ -25,8 +25,8 @@ ELEMENTS = [
 
 
 @pytest.fixture
-def fake_phone() -> FakePhone:
-    return FakePhone(SERIAL, caps=CAPS_LP, trace=TRACE, elements=[dict(e) for e in ELEMENTS])
+def demo_device() -> DemoPhone:
+    return DemoPhone(SERIAL, caps=CAPS_LP, trace=TRACE, elements=[dict(e) for e in ELEMENTS])
 
 
 def _adb_daemons() -> set[int]:
@@ -34,9 +34,9 @@ def _adb_daemons() -> set[int]:
 
 
 @pytest.fixture
-def fake_adb(fake_phone: FakePhone, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAdbServer]:
+def demo_adb(demo_device: DemoPhone, monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoAdbServer]:
     before = _adb_daemons()
-    with FakeAdbServer([fake_phone]) as server:
+    with DemoAdbServer([demo_device]) as server:
         monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
         yield server
@@ -45,5 +45,5 @@ def fake_adb(fake_phone: FakePhone, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 @pytest.fixture
-def adb_client(fake_adb: FakeAdbServer) -> adbutils.AdbClient:
-    return adbutils.AdbClient(host="127.0.0.1", port=fake_adb.port)
+def adb_client(demo_adb: DemoAdbServer) -> adbutils.AdbClient:
+    return adbutils.AdbClient(host="127.0.0.1", port=demo_adb.port)

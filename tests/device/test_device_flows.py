@@ -1,4 +1,4 @@
-"""The device flows against the session Prefect server and the fake phone: one job per
+"""The device flows against the session Prefect server and the demo phone: one job per
 phone, recording until resumed from the UI, step results with a failure screenshot."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, Fl
 from prefect.client.schemas.sorting import ArtifactSort, FlowRunSort
 from prefect.flow_runs import resume_flow_run
 
+from device_flows.demo import DemoAdbServer, DemoPhone
 from device_flows.flows import StepsFailed, record_gesture, replay_gesture, run_steps
 from device_flows.slot import DeviceBusy
 from rlauto_core.gesture import Gesture
 from rlauto_core.steps import StepError
 from tests.device.conftest import SERIAL
-from tests.fakes.adb_server import FakeAdbServer, FakePhone
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 GESTURE = Gesture(points=[(100, 900, 0), (110, 800, 60), (130, 400, 240)])
@@ -63,11 +63,11 @@ def _paused_run() -> Any:
 
 
 def test_a_busy_phone_refuses_a_second_run_at_once_and_recording_stops_on_resume(
-    prefect_api_url: str, fake_adb: FakeAdbServer, fake_phone: FakePhone
+    prefect_api_url: str, demo_adb: DemoAdbServer, demo_device: DemoPhone
 ) -> None:
     # The holder records until it is resumed, as from the UI: it keeps the phone meanwhile.
     recording, out = _in_thread(lambda: record_gesture(SERIAL, seconds=None, max_seconds=120))
-    _wait_for(lambda: _paused_run() is not None and "getevent -lt /dev/input/event2" in fake_phone.commands, out=out)
+    _wait_for(lambda: _paused_run() is not None and "getevent -lt /dev/input/event2" in demo_device.commands, out=out)
     holder = _paused_run()
     started = time.monotonic()
     with pytest.raises(DeviceBusy, match=rf"^device {SERIAL} is busy with run \S+ \([0-9a-f-]{{36}}\)$") as info:
@@ -75,7 +75,7 @@ def test_a_busy_phone_refuses_a_second_run_at_once_and_recording_stops_on_resume
     # refused, not queued: waiting would block until the holder is resumed, i.e. forever here
     assert time.monotonic() - started < 60
     assert str(holder.id) in str(info.value) and holder.name in str(info.value)
-    assert [m for m, _ in fake_phone.rpc_calls if m == "swipePoints"] == []  # never touched the phone
+    assert [m for m, _ in demo_device.rpc_calls if m == "swipePoints"] == []  # never touched the phone
     refused = _latest_runs("replay-gesture")[0]
     assert refused.state is not None and refused.state.is_failed()
 
@@ -85,7 +85,7 @@ def test_a_busy_phone_refuses_a_second_run_at_once_and_recording_stops_on_resume
     assert not recording.is_alive() and "error" not in out, out.get("error")
     gestures = [Gesture.model_validate(g) for g in out["value"]]
     assert len(gestures) == 2 and gestures[0].device["serial"] == SERIAL
-    _wait_for(lambda: fake_phone.streams_closed_by_client == 1, timeout=5)
+    _wait_for(lambda: demo_device.streams_closed_by_client == 1, timeout=5)
     with get_client(sync_client=True) as client:
         keys = {
             a.key for a in client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(like_="gesture")))
@@ -94,22 +94,24 @@ def test_a_busy_phone_refuses_a_second_run_at_once_and_recording_stops_on_resume
 
     # the phone is free again: the same replay now runs, in one device call
     call = replay_gesture(SERIAL, GESTURE)
-    assert [m for m, _ in fake_phone.rpc_calls].count("swipePoints") == 1
+    assert [m for m, _ in demo_device.rpc_calls].count("swipePoints") == 1
     assert call["points"][0] == [100, 900] and call["points"][-1] == [130, 400]
 
 
-def test_record_for_fixed_seconds(prefect_api_url: str, fake_adb: FakeAdbServer, fake_phone: FakePhone) -> None:
+def test_record_for_fixed_seconds(prefect_api_url: str, demo_adb: DemoAdbServer, demo_device: DemoPhone) -> None:
     gestures = record_gesture(SERIAL, seconds=2.5)
     assert [len(g["points"]) > 2 for g in gestures] == [True, True]
-    assert fake_phone.commands.index("input keyevent 224") < fake_phone.commands.index("getevent -lt /dev/input/event2")
+    assert demo_device.commands.index("input keyevent 224") < demo_device.commands.index(
+        "getevent -lt /dev/input/event2"
+    )
 
 
 def test_run_steps_reports_each_step_and_leaves_a_screenshot_when_one_fails(
-    prefect_api_url: str, fake_adb: FakeAdbServer, fake_phone: FakePhone
+    prefect_api_url: str, demo_adb: DemoAdbServer, demo_device: DemoPhone
 ) -> None:
     with pytest.raises(StepError, match=r"step 2 \(click\): selector: missing required parameter"):
         run_steps(SERIAL, [{"kind": "wait", "seconds": 0}, {"kind": "click"}])
-    assert fake_phone.commands == []  # refused before touching the phone
+    assert demo_device.commands == []  # refused before touching the phone
 
     with pytest.raises(StepsFailed, match=r"device fake-1: step 2 \(click\) failed: no element with text='Buy'"):
         run_steps(

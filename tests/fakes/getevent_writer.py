@@ -1,4 +1,4 @@
-"""Writes getevent text the way Android prints it, for the parser tests and the fake ADB server."""
+"""Writes getevent text the way Android prints it, for the parser tests and the demo phone's ADB server."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tests.fakes.pipes import pump
+from device_flows.demo.pipes import pump
 
 
 class OutageRelay:

@@ -8,7 +8,7 @@ import struct
 import threading
 from typing import Any
 
-from tests.fakes.pipes import splice
+from device_flows.demo.pipes import splice
 
 
 class Socks5Proxy:

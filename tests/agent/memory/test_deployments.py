@@ -1,6 +1,6 @@
 """The memory's deployments from prefect.yaml on the session's Prefect server, with a real
 process worker: the audit by hand (as the dashboard starts it), and the designer's whole way,
-dashboard launcher -> design-task on the fake phone -> a person confirms -> run-steps runs it."""
+dashboard launcher -> design-task on the demo phone -> a person confirms -> run-steps runs it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import yaml
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
+from device_flows.demo import DemoAdbServer, Home, NotesApp
 from flows.memory_launch import PrefectMemoryLauncher
 from rlauto_core.agent.designer import DraftStore
 from rlauto_core.agent.run import RunStore
@@ -28,9 +29,7 @@ from tests.agent.conftest import KEY, SERIAL
 from tests.agent.memory.conftest import Brain
 from tests.agent.scripts import PACKAGE, call, turn
 from tests.conftest import REPO_ROOT
-from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.llm_server import FakeLlmServer
-from tests.fakes.phone_app import NotesApp
 from tests.servers import stop_process
 
 STEPS = [
@@ -61,10 +60,10 @@ def test_the_entries_schedule_the_audit_daily_on_rlauto_and_the_designer_on_phon
 
 @pytest.fixture
 def worker(
-    prefect_api_url: str, storage: FsspecStorage, fake_llm: FakeLlmServer, fake_adb: FakeAdbServer, tmp_path: Path
+    prefect_api_url: str, storage: FsspecStorage, fake_llm: FakeLlmServer, demo_adb: DemoAdbServer, tmp_path: Path
 ) -> Iterator[str]:
     """The three deployments on a pool of this test's own, and one process worker on it that
-    reaches the fake model and the fake phone of this process."""
+    reaches the fake model and the demo phone of this process."""
     pool = f"memory-{uuid.uuid4().hex[:6]}"
     env = {
         **os.environ,
@@ -111,7 +110,7 @@ def _finished(flow_run_id: str, timeout: float = 300) -> Any:
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_the_audit_by_hand_and_the_designer_from_request_to_run(
-    worker: str, storage: FsspecStorage, fake_llm: FakeLlmServer, notes_app: NotesApp
+    worker: str, storage: FsspecStorage, fake_llm: FakeLlmServer, notes_app: NotesApp, home: Home
 ) -> None:
     library = ExperienceLibrary(storage)
     kept = library.add(
@@ -155,7 +154,7 @@ def test_the_audit_by_hand_and_the_designer_from_request_to_run(
     assert notes_app.notes == ["Buy milk"]  # designing explored; nothing was written yet
 
     task = DraftStore(storage).confirm("Ann", run_id=design_id)
-    notes_app.press("home")
+    home.press("home")
     ran = _finished(launcher.run_task(task.name, task.steps, SERIAL))
     assert ran.state.is_completed(), ran.state
     assert ran.name == f"task Write the standup note on {SERIAL}"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from device_flows.demo import Home, NotesApp
 from rlauto_core.agent.designer import DESIGNER_MAX_TOOL_CALLS, DraftStore, designer_mode
 from rlauto_core.agent.events import MemoryDistilled, ToolCalled
 from rlauto_core.agent.run import RunStore
@@ -18,7 +19,6 @@ from tests.agent.conftest import SERIAL
 from tests.agent.memory.conftest import Brain, MakeMemoryLoop
 from tests.agent.scripts import PACKAGE, call, turn
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.fakes.phone_app import NotesApp
 
 DESCRIPTION = "Every morning, write the note 'Standup at 10' in the notes app"
 BROKEN = [
@@ -157,13 +157,13 @@ def test_a_tampered_draft_is_not_confirmed(
 @pytest.mark.prefect
 def test_the_confirmed_draft_runs_on_the_fake_phone_through_run_steps(
     prefect_api_url: str, make_memory_loop: MakeMemoryLoop, fake_llm: FakeLlmServer, storage: FsspecStorage,
-    notes_app: NotesApp,
+    notes_app: NotesApp, home: Home,
 ) -> None:  # fmt: skip
     from device_flows.flows import run_steps
 
     _keep_valid_draft(make_memory_loop, fake_llm, storage)
     task = DraftStore(storage).confirm("Ann")
-    notes_app.press("home")
+    home.press("home")
     before = list(notes_app.notes)
     report = run_steps(SERIAL, task.steps)
     assert [r["status"] for r in report["results"]] == ["ok"] * len(VALID)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from device_flows.demo import Home, NotesApp
 from rlauto_core.agent.events import MemoryRecalled
 from rlauto_core.memory import MAX_RECALLED, RECALL_THRESHOLD, ActionLibrary, ExperienceLibrary, MemoryRecall, dice
 from rlauto_core.store.storage import open_storage
@@ -18,7 +19,6 @@ from tests.agent.memory.answers import RECIPE
 from tests.agent.memory.conftest import Brain, MakeMemoryLoop
 from tests.agent.scripts import PACKAGE, call, turn
 from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
-from tests.fakes.phone_app import NotesApp
 
 # (a, b, alike?) : the table in docs/agent.md ("Recall"): the threshold sits between the two groups
 PAIRS = [
@@ -157,7 +157,7 @@ def distil_from_candidates(request: RecordedRequest) -> dict[str, Any]:
 
 
 def test_a_second_similar_run_takes_fewer_steps_than_the_first(
-    make_memory_loop: MakeMemoryLoop, fake_llm: FakeLlmServer, notes_app: NotesApp
+    make_memory_loop: MakeMemoryLoop, fake_llm: FakeLlmServer, notes_app: NotesApp, home: Home
 ) -> None:
     brain = Brain(turns=[adaptive_model], memory=[distil_from_candidates])
     fake_llm.script("agent", brain)
@@ -167,7 +167,7 @@ def test_a_second_similar_run_takes_fewer_steps_than_the_first(
     assert not any(isinstance(e, MemoryRecalled) for e in harness.events("run-first"))  # nothing to recall yet
     learned = {a.name: a.steps for a in ActionLibrary(harness.storage).all()}
     assert learned["open the notes app"] == [{"kind": "click", "selector": {"description": "Notes"}}]
-    notes_app.press("home")  # the phone as a person leaves it between two tasks
+    home.press("home")  # the phone as a person leaves it between two tasks
 
     second = harness.loop.start("run-second", "Write the note 'Buy bread'")
     assert second.outcome == "completed"

@@ -1,6 +1,6 @@
-"""The uiautomator2 device agent's JSON-RPC, faked on a loopback port (reached through the fake
-ADB server's `tcp:9008` forward). With a simulated app on the phone, clicks, keys, text and
-screenshots go to the app; errors it raises come back as JSON-RPC errors, as on a device.
+"""The uiautomator2 device agent's JSON-RPC, emulated on a loopback port (reached through the demo
+ADB server's `tcp:9008` forward). With the demo apps on the phone, clicks, keys, text and
+screenshots go to them; errors come back as JSON-RPC errors, as on a device.
 """
 
 from __future__ import annotations
@@ -11,19 +11,20 @@ import json
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 from xml.sax.saxutils import escape
 
-from tests.fakes.fake_phone import FakePhone
-from tests.fakes.phone_app import NotesApp
+from device_flows.demo.device import DemoPhone
+from device_flows.demo.home import Home
+from device_flows.demo.screen import Element
 
 _QUOTES = {'"': "&quot;"}
 
 
-class FakeAgent:
+class DeviceAgent:
     """The uiautomator2 device agent's HTTP JSON-RPC, on a loopback port."""
 
-    def __init__(self, phone: FakePhone) -> None:
+    def __init__(self, phone: DemoPhone) -> None:
         self.phone = phone
         agent = self
 
@@ -57,37 +58,22 @@ class FakeAgent:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = int(self.server.server_address[1])
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), name="fake-u2-agent", daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), name="demo-u2-agent", daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
 
-    def _match(self, selector: dict[str, Any]) -> dict[str, Any] | None:
+    def _match(self, selector: dict[str, Any]) -> Element | None:
         keys = ("text", "resourceId", "description", "className")
         wanted = {k: selector[k] for k in keys if selector.get(k)}
-        found = [e for e in self.phone.visible() if all(e.get(k) == v for k, v in wanted.items())]
+        found = [e for e in self.phone.visible() if all(_field(e, k) == v for k, v in wanted.items())]
         instance = int(selector.get("instance") or 0)
         return found[instance] if len(found) > instance else None
 
     def _hierarchy(self) -> str:
-        package = self.phone.app.package if self.phone.app is not None else "com.example"
-        nodes = "".join(
-            '<node index="{i}" text="{text}" resource-id="{rid}" class="{cls}" content-desc="{desc}" '
-            'package="{pkg}" clickable="{click}" focused="{focus}" bounds="[{b[0]},{b[1]}][{b[2]},{b[3]}]" '
-            'enabled="true" />'.format(
-                i=i,
-                text=escape(e.get("text", ""), _QUOTES),
-                rid=e.get("resourceId", ""),
-                cls=e.get("className", "android.widget.TextView"),
-                desc=escape(e.get("description", ""), _QUOTES),
-                pkg=package,
-                click=str(bool(e.get("clickable"))).lower(),
-                focus=str(bool(e.get("focused"))).lower(),
-                b=e["bounds"],
-            )
-            for i, e in enumerate(self.phone.visible())
-        )
+        package = self.phone.home.package if self.phone.home is not None else "com.example"
+        nodes = "".join(_node(i, e, package) for i, e in enumerate(self.phone.visible()))
         return (
             "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
             f'<hierarchy rotation="{self.phone.rotation}"><node index="0" text="" class="android.widget.FrameLayout" '
@@ -98,18 +84,18 @@ class FakeAgent:
         phone = self.phone
         phone.rpc_calls.append((method, params))
         width, height = phone.size if phone.rotation % 2 == 0 else phone.size[::-1]
-        app = phone.app
-        if app is not None and method in _APP_METHODS:
-            return _APP_METHODS[method](phone, app, params)
+        home = phone.home
+        if home is not None and method in _APP_METHODS:
+            return _APP_METHODS[method](phone, home, params)
         if method == "deviceInfo":
             return {
-                "currentPackageName": app.package if app is not None else "com.example",
+                "currentPackageName": home.package if home is not None else "com.example",
                 "displayWidth": width,
                 "displayHeight": height,
                 "displayRotation": phone.rotation,
                 "screenOn": phone.screen_on,
                 "sdkInt": 33,
-                "productName": "fake",
+                "productName": "demo",
                 "naturalOrientation": True,
             }
         if method == "wakeUp":
@@ -128,7 +114,7 @@ class FakeAgent:
             left, top, right, bottom = element["bounds"]
             return {
                 "bounds": {"left": left, "top": top, "right": right, "bottom": bottom},
-                "text": element.get("text", ""),
+                "text": "\u2022" * len(element.get("text", "")) if element.get("password") else element.get("text", ""),
                 "className": element.get("className", ""),
             }
         if method == "dumpWindowHierarchy":
@@ -146,39 +132,60 @@ class FakeAgent:
         if method == "clearInputText":
             phone.typed.append("")
             return None
-        raise LookupError(f"method {method} not implemented by the fake agent")
+        raise LookupError(f"method {method} not implemented by the demo phone's agent")
 
 
-def _app_click(phone: FakePhone, app: NotesApp, params: Any) -> bool:
-    app.click(int(params[0]), int(params[1]))
+def _field(element: Element, key: str) -> Any:
+    return cast(dict[str, Any], element).get(key)
+
+
+def _flag(element: Element, key: str) -> str:
+    return str(bool(_field(element, key))).lower()
+
+
+def _node(index: int, e: Element, package: str) -> str:
+    """One element as uiautomator dumps it; a password field shows dots, never its text."""
+    text = "\u2022" * len(e.get("text", "")) if e.get("password") else e.get("text", "")
+    b = e["bounds"]
+    return (
+        f'<node index="{index}" text="{escape(text, _QUOTES)}" resource-id="{e.get("resourceId", "")}" '
+        f'class="{e.get("className", "android.widget.TextView")}" content-desc="{escape(e.get("description", ""), _QUOTES)}" '
+        f'package="{package}" clickable="{_flag(e, "clickable")}" checkable="{_flag(e, "checkable")}" '
+        f'checked="{_flag(e, "checked")}" focused="{_flag(e, "focused")}" password="{_flag(e, "password")}" '
+        f'bounds="[{b[0]},{b[1]}][{b[2]},{b[3]}]" enabled="true" />'
+    )
+
+
+def _app_click(phone: DemoPhone, home: Home, params: Any) -> bool:
+    home.click(int(params[0]), int(params[1]))
     return True
 
 
-def _app_paste(phone: FakePhone, app: NotesApp, params: Any) -> None:
+def _app_paste(phone: DemoPhone, home: Home, params: Any) -> None:
     phone.typed.append(phone.clipboard)
-    app.type(phone.clipboard)
+    home.type(phone.clipboard)
 
 
-def _app_clear(phone: FakePhone, app: NotesApp, params: Any) -> None:
+def _app_clear(phone: DemoPhone, home: Home, params: Any) -> None:
     phone.typed.append("")
-    app.clear()
+    home.clear()
 
 
-def _app_key(phone: FakePhone, app: NotesApp, params: Any) -> bool:
-    app.press(str(params[0]))
+def _app_key(phone: DemoPhone, home: Home, params: Any) -> bool:
+    home.press(str(params[0]))
     return True
 
 
-def _app_swipe(phone: FakePhone, app: NotesApp, params: Any) -> bool:
-    app.swipe()
+def _app_swipe(phone: DemoPhone, home: Home, params: Any) -> bool:
+    home.swipe()
     return True
 
 
-def _app_screenshot(phone: FakePhone, app: NotesApp, params: Any) -> str:
-    return base64.b64encode(app.render()).decode()
+def _app_screenshot(phone: DemoPhone, home: Home, params: Any) -> str:
+    return base64.b64encode(home.render()).decode()
 
 
-_APP_METHODS: dict[str, Callable[[FakePhone, NotesApp, Any], Any]] = {
+_APP_METHODS: dict[str, Callable[[DemoPhone, Home, Any], Any]] = {
     "click": _app_click,
     "pasteClipboard": _app_paste,
     "clearInputText": _app_clear,

@@ -1,5 +1,5 @@
-"""Byte pumps between two sockets, shared by the fakes that relay traffic (SOCKS5 proxy, ADB
-`tcp:` forwards, the S3 outage relay)."""
+"""Byte pumps between two sockets: the demo phone's ADB `tcp:` forwards, and the test fakes that
+relay traffic (SOCKS5 proxy, the S3 outage relay)."""
 
 from __future__ import annotations
 

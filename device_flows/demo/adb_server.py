@@ -1,9 +1,9 @@
-"""A fake ADB server on loopback, speaking the ADB host protocol, with fake phones behind it.
+"""The demo phone's ADB server on loopback: the ADB host protocol, with emulated phones behind it.
 
 The real `adbutils.AdbClient(host="127.0.0.1", port=server.port)` talks to it, and so does
-the real uiautomator2 client: its JSON-RPC over HTTP reaches `FakeAgent` (u2_agent.py) through
+the real uiautomator2 client: its JSON-RPC over HTTP reaches `DeviceAgent` (u2_agent.py) through
 the `tcp:9008` service, which this server pipes to the agent's loopback port. A phone may carry
-a simulated app (phone_app.py) whose screens its UI dumps and screenshots show.
+the demo apps (`Home`) whose screens its UI dumps and screenshots show.
 
 Supported: host:version, host:kill, host:devices, host:devices-l, host:transport:SERIAL,
 host:tport:serial:SERIAL, host-serial:SERIAL:(get-state|features|forward...|list-forward),
@@ -20,21 +20,19 @@ import socketserver
 import threading
 import time
 
-from tests.fakes.fake_phone import FakePhone
-from tests.fakes.pipes import splice
-from tests.fakes.u2_agent import FakeAgent
-
-__all__ = ["FakeAdbServer", "FakeAgent", "FakePhone"]
+from device_flows.demo.device import DemoPhone
+from device_flows.demo.pipes import splice
+from device_flows.demo.u2_agent import DeviceAgent
 
 TRACE_TIME = re.compile(rb"^\[\s*(\d+\.\d+)\]")
 
 
-class FakeAdbServer:
-    """`with FakeAdbServer([FakePhone("serial-1", ...)]) as adb:` then use `adb.port`."""
+class DemoAdbServer:
+    """`with DemoAdbServer([DemoPhone("serial-1", ...)]) as adb:` then use `adb.port` (0 picks a free one)."""
 
-    def __init__(self, phones: list[FakePhone], version: int = 41) -> None:
+    def __init__(self, phones: list[DemoPhone], version: int = 41, *, port: int = 0) -> None:
         self.phones = {p.serial: p for p in phones}
-        self.agents = {p.serial: FakeAgent(p) for p in phones}
+        self.agents = {p.serial: DeviceAgent(p) for p in phones}
         self.version = version
         self.commands: list[str] = []
         outer = self
@@ -43,16 +41,16 @@ class FakeAdbServer:
             def handle(self) -> None:
                 outer._serve(self.request)
 
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler, bind_and_activate=False)
+        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", port), Handler, bind_and_activate=False)
         self._server.daemon_threads = True
         self._server.allow_reuse_address = True
         self._server.server_bind()
         self._server.server_activate()
         self.port = int(self._server.server_address[1])
         # poll 20x a second: shutdown() waits one poll, and every test stops a server
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-adb", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="demo-adb", daemon=True)
 
-    def __enter__(self) -> FakeAdbServer:
+    def __enter__(self) -> DemoAdbServer:
         self._thread.start()
         return self
 
@@ -86,7 +84,7 @@ class FakeAdbServer:
 
     def _serve(self, sock: socket.socket) -> None:
         try:
-            phone: FakePhone | None = None
+            phone: DemoPhone | None = None
             while True:
                 request = self._read_request(sock)
                 if request is None:
@@ -103,7 +101,7 @@ class FakeAdbServer:
         finally:
             sock.close()
 
-    def _host_service(self, sock: socket.socket, request: str) -> FakePhone | None:
+    def _host_service(self, sock: socket.socket, request: str) -> DemoPhone | None:
         """Answer a host request; return the phone when the connection switches to it."""
         if request == "host:version":
             self._okay(sock, f"{self.version:04x}")
@@ -112,8 +110,8 @@ class FakeAdbServer:
         elif request in ("host:devices", "host:devices-l"):
             long = request.endswith("-l")
             lines = [
-                f"{s}\tdevice" + (" product:fake model:Fake_Phone device:fake transport_id:1" if long else "")
-                for s in self.phones
+                f"{s}\tdevice" + (f" product:demo model:{p.model} device:demo transport_id:1" if long else "")
+                for s, p in self.phones.items()
             ]
             self._okay(sock, "".join(line + "\n" for line in lines))
         elif request.startswith(("host:transport:", "host:tport:serial:")):
@@ -142,7 +140,7 @@ class FakeAdbServer:
             self._fail(sock, f"unknown host service {request}")
         return None
 
-    def _device_service(self, sock: socket.socket, phone: FakePhone, request: str) -> None:
+    def _device_service(self, sock: socket.socket, phone: DemoPhone, request: str) -> None:
         if request.startswith("shell:"):
             command = request[6:]
             exit_marker = "; echo X4EXIT:$?"  # adbutils' shell2 over shell v1
@@ -161,7 +159,7 @@ class FakeAdbServer:
         else:
             self._fail(sock, f"unsupported service {request}")
 
-    def _stream_trace(self, sock: socket.socket, phone: FakePhone) -> None:
+    def _stream_trace(self, sock: socket.socket, phone: DemoPhone) -> None:
         """Replay the trace at its own pace, then hold the stream open like getevent does;
         a hang-up by the client is noticed within 0.1 s, even in a long pause."""
         started = time.monotonic()
