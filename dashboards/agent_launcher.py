@@ -30,8 +30,9 @@ class AgentLauncher(Protocol):
         """Start an agent run; returns at once."""
         ...
 
-    def resume(self, run_id: str, note: str | None = None) -> LaunchedAgentRun:
-        """Go on with a paused, budget_exhausted, stopped or failed run (a new flow run)."""
+    def resume(self, run_id: str, note: str | None = None, model: ModelChoice | None = None) -> LaunchedAgentRun:
+        """Go on with a paused, budget_exhausted, stopped or failed run (a new flow run), on its
+        own model unless `model` names another."""
         ...
 
     def status(self, run_id: str) -> LaunchStatus:
@@ -65,7 +66,7 @@ class NoAgentLauncher:
     ) -> LaunchedAgentRun:
         raise ConfigError(NOT_HERE)
 
-    def resume(self, run_id: str, note: str | None = None) -> LaunchedAgentRun:
+    def resume(self, run_id: str, note: str | None = None, model: ModelChoice | None = None) -> LaunchedAgentRun:
         raise ConfigError(NOT_HERE)
 
     def status(self, run_id: str) -> LaunchStatus:

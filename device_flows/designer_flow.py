@@ -4,7 +4,8 @@ task (`submit_task`), on work pool `phones`.
 Its agent run id is this flow run's id (events, state and screens under `agent/runs/<id>/`, as
 for `run-agent`). The run takes the phone's slot. A valid draft becomes the latest draft, shown
 in the dashboard's Designer page; it becomes a task only when a person confirms it there, and
-`run-steps` runs it. Keys only from the worker's environment (AGENT_API_KEY).
+`run-steps` runs it. Keys only from the worker's environment (AGENT_API_KEY) or a Prefect Secret
+block the model choice names (`key_secret`).
 """
 
 # no `from __future__ import annotations`: a worker validates the parameters against these
@@ -17,8 +18,8 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.client.schemas.objects import State
 from prefect.runtime import flow_run
 from prefect.states import Failed
-from pydantic import ValidationError
 
+from device_flows.agent_model import turn_model, with_key
 from device_flows.phone import AdbDirectory, U2Phone
 from device_flows.slot import agent_slot, phone_slot
 from rlauto_core.agent.designer import Draft, DraftStore, designer_endpoint, designer_mode
@@ -26,22 +27,11 @@ from rlauto_core.agent.events import EventLog
 from rlauto_core.agent.run import AgentLoop, AgentSettings, ModelChoice
 from rlauto_core.config import Settings
 from rlauto_core.errors import ConfigError
-from rlauto_core.llm import RetryPolicy, ToolCallingClient
 from rlauto_core.memory import MemoryRecall
 from rlauto_core.redact import redact_text
 from rlauto_core.store import open_storage
 
 HEARTBEAT_S = 10.0
-
-
-def _settings() -> AgentSettings:
-    try:
-        return AgentSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(
-            f"configuration: AGENT_{'.'.join(str(p) for p in first['loc']).upper()}: {first['msg']}"
-        ) from None
 
 
 def _draft_markdown(draft: Draft) -> str:
@@ -68,28 +58,26 @@ def design_task(
         raise ConfigError("description: say what the automation should do")
     if not serial.strip():
         raise ConfigError("serial: choose the phone (adb devices)")
-    settings = _settings()
+    settings = AgentSettings.from_environment()
     storage = open_storage(storage_url or Settings().rlauto_storage_url)
-    endpoint = designer_endpoint(settings, model)
-    # made first: a missing key is refused before the phone's slot is taken
-    client = ToolCallingClient(
-        endpoint, timeout_seconds=settings.timeout_seconds, proxy=settings.upstream_proxy,
-        retry=RetryPolicy(max_attempts=settings.max_attempts),
-    )  # fmt: skip
-    # one agent at a time: chat runs and designer runs share the agent slot (seed 003)
-    with client, agent_slot(), phone_slot(serial.strip()):
+    run_model = settings.run_model(model)
+    settings = with_key(settings, run_model)
+    # the client first: a missing key is refused before a slot is taken; one agent at a time:
+    # chat runs and designer runs share the agent slot (seed 003)
+    endpoint = designer_endpoint(settings, run_model.choice())
+    with turn_model(settings, endpoint) as client, agent_slot(), phone_slot(serial.strip()):
         loop = AgentLoop(
             model=client,
             phone=U2Phone(serial.strip()),
             devices=AdbDirectory(),
             storage=storage,
             sink=EventLog(storage, str(run_id)),
-            settings=settings.model_copy(update={"model": endpoint.model}),
+            settings=settings,
             heartbeat_s=HEARTBEAT_S,
             recall=MemoryRecall(storage),
             mode=designer_mode(storage),
         )
-        result = loop.start(str(run_id), description)
+        result = loop.start(str(run_id), description, model=run_model)
     draft = DraftStore(storage).latest()
     if result.outcome != "completed" or draft is None or draft.run_id != str(run_id):
         return Failed(message=f"no valid draft: the designer run ended {result.outcome}: {result.answer[:300]}")

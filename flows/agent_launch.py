@@ -136,9 +136,15 @@ class PrefectAgentLauncher:
         flow_run_id = self._create(parameters, [])
         return LaunchedAgentRun(run_id=flow_run_id, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id))
 
-    def resume(self, run_id: str, note: str | None = None) -> LaunchedAgentRun:
+    def resume(self, run_id: str, note: str | None = None, model: ModelChoice | None = None) -> LaunchedAgentRun:
+        """A new flow run going on with `run_id`, on its own model unless `model` names another."""
         layout.checked_id(run_id)
-        flow_run_id = self._create({"resume_run": run_id, "note": note or None}, [agent_run_tag(run_id)])
+        parameters = {
+            "resume_run": run_id,
+            "note": note or None,
+            "model": model.model_dump(mode="json") if model else None,
+        }
+        flow_run_id = self._create(parameters, [agent_run_tag(run_id)])
         return LaunchedAgentRun(run_id=run_id, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id))
 
     # -- the run now -----------------------------------------------------------------------

@@ -112,14 +112,16 @@ def resume_agent(
     run_id: str,
     note: str | None = None,
     *,
+    model: ModelChoice | None = None,
     storage_url: str | None = None,
     on_event: OnEvent | None = None,
     on_launch: Callable[[LaunchedAgentRun], None] | None = None,
 ) -> AgentRunOutcome:
-    """Go on with a paused, budget_exhausted, stopped or failed agent run and wait for its end."""
+    """Go on with a paused, budget_exhausted, stopped or failed agent run and wait for its end, on
+    the run's own model unless `model` names another (the step log says so)."""
     launcher = _launcher(storage_url)
     start = EventLog(open_storage(launcher.storage_url), run_id).next_seq()  # before the new run writes
-    launched = launcher.resume(run_id, note)
+    launched = launcher.resume(run_id, note, model)
     if on_launch is not None:
         on_launch(launched)
     return follow(launcher, launched, on_event, start=start)

@@ -12,6 +12,7 @@ import uuid
 from typing import Literal
 
 import streamlit as st
+from pydantic import ValidationError
 
 from dashboards.agent_launcher import AgentLauncher
 from dashboards.repository import Repository
@@ -74,14 +75,21 @@ def _phones(launcher: AgentLauncher, redactor: Redactor) -> None:
                 st.caption(redactor.markdown(reason))
 
 
-def _model_choice() -> ModelChoice | None:
+def _model_choice() -> ModelChoice | str | None:
+    """The run's model if one is chosen; a string says what is wrong with the choice."""
     with st.expander("Model (optional: the deployment's AGENT_* settings otherwise)"):
-        model = st.text_input("Model", key="agent_model").strip() or None
-        base_url = st.text_input("Base URL", key="agent_base_url").strip() or None
+        model = st.text_input("Model", key="agent_model", help="`scripted` plays the demo phone's tasks, no key")
+        base_url = st.text_input("Base URL", key="agent_base_url")
         mode = st.selectbox("API mode", ["(default)", "chat", "responses"], key="agent_api_mode")
-    if model is None and base_url is None and mode == "(default)":
-        return None
-    return ModelChoice(model=model, base_url=base_url, api_mode=None if mode == "(default)" else mode)
+        key = st.text_input("Key: a Prefect Secret block's name", key="agent_key_secret",
+                            help="the block holding this endpoint's key; empty: the worker's AGENT_API_KEY")  # fmt: skip
+    try:
+        choice = ModelChoice(model=model.strip() or None, base_url=base_url.strip() or None,
+                             api_mode=None if mode == "(default)" else mode, key_secret=key.strip() or None)  # fmt: skip
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return f"{first['loc'][0] if first['loc'] else 'model'}: {first['msg']}"
+    return choice if choice.given else None
 
 
 def _conversations(storage: Storage, redactor: Redactor) -> str:
@@ -129,6 +137,9 @@ def _send(launcher: AgentLauncher, redactor: Redactor, conversation_id: str) -> 
     instruction = st.text_area("Instruction", key="agent_instruction", placeholder="What should the agent do?")
     model = _model_choice()
     if not st.button("Send", type="primary", key="agent_send"):
+        return
+    if isinstance(model, str):
+        st.error(f"The model choice is not valid: {redactor.markdown(model)}")
         return
     serial = st.session_state.get(DEVICE)
     if not serial:

@@ -42,7 +42,7 @@ def policy_command(
     """Replay the run policy over LOG: would the run go on, or pause, and where (1-based lines).
 
     Exit 0 either way (the verdict is the output); 2 when LOG cannot be read."""
-    from rlauto_core.agent.policy import StepLogError, parse_step_log, replay
+    from rlauto_core.agent.policy import CHAT_ROUNDS_LIMIT, StepLogError, parse_step_log, replay
 
     try:
         verdict = replay(parse_step_log(_read(log), str(log)))
@@ -55,6 +55,8 @@ def policy_command(
     reroutes = ", ".join(str(n) for n in verdict.reroutes) or "none"
     if verdict.verdict == "paused":
         typer.echo(f"paused: {verdict.fuse} at line {verdict.at}")
+    elif verdict.verdict == "chat_ended":
+        typer.echo(f"chat ended: {CHAT_ROUNDS_LIMIT} answers without a tool call, at line {verdict.at}")
     else:
         typer.echo("continue: no fuse tripped")
     typer.echo(f"hints at lines: {hints}")
@@ -74,7 +76,8 @@ def _line(event: AgentEvent) -> str | None:
     )
 
     if isinstance(event, RunStarted):
-        return f"{'resumed' if event.resumed else 'started'} on {event.serial} ({event.model})"
+        changed = f"; the model changed, it was {event.model_was}" if event.model_was else ""
+        return f"{'resumed' if event.resumed else 'started'} on {event.serial} ({event.model}{changed})"
     if isinstance(event, ToolCalled):
         args = json.dumps(event.args, ensure_ascii=False)[:120]
         outcome = event.result if event.ok else f"ERROR: {event.error}"
@@ -103,6 +106,9 @@ def run_command(
     ] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Another endpoint than AGENT_BASE_URL.")] = None,
     api_mode: Annotated[str | None, typer.Option("--api-mode", help="chat or responses.")] = None,
+    key_secret: Annotated[
+        str | None, typer.Option("--key-secret", help="The Prefect Secret block holding this endpoint's key.")
+    ] = None,
     resume: Annotated[
         str | None, typer.Option("--resume", help="Go on with this paused/stopped/failed agent run.")
     ] = None,
@@ -111,6 +117,10 @@ def run_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout at the end.")] = False,
 ) -> None:
     """Run the phone agent through the `run-agent` deployment (pool `phones`) and follow it.
+
+    The run keeps its model: `--resume` goes on with it, and a model option given with
+    `--resume` changes it (the step log says so). `--model scripted` plays the demo phone's
+    tasks without a key (`rlauto phone demo`).
 
     Exit 0 when the run completed, 1 when it ended otherwise (paused, budget_exhausted, stopped,
     failed, chat_ended: see the answer), 2 when it could not start (a busy phone, another agent
@@ -124,11 +134,13 @@ def run_command(
     if resume is None and (not instruction.strip() or not device.strip()):
         fail("give an INSTRUCTION and --device SERIAL (or --resume RUN)")
     try:
-        given = any(v is not None for v in (model, base_url, api_mode))
-        choice = ModelChoice(model=model, base_url=base_url, api_mode=api_mode) if given else None
+        choice: ModelChoice | None = ModelChoice(
+            model=model, base_url=base_url, api_mode=api_mode, key_secret=key_secret
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
+    choice = choice if choice is not None and choice.given else None
     launched: list[LaunchedAgentRun] = []
 
     def show(event: AgentEvent) -> None:
@@ -143,7 +155,8 @@ def run_command(
 
     try:
         if resume is not None:
-            outcome: AgentRunOutcome = resume_agent(resume, note, storage_url=storage, on_event=show, on_launch=started)
+            outcome: AgentRunOutcome = resume_agent(resume, note, model=choice, storage_url=storage, on_event=show,
+                                                    on_launch=started)  # fmt: skip
         else:
             outcome = run_agent(instruction, device, conversation_id=conversation, model=choice, storage_url=storage,
                                 on_event=show, on_launch=started)  # fmt: skip
@@ -171,3 +184,28 @@ def _stop(launched: list[LaunchedAgentRun], storage: str | None) -> None:
         sys.stderr.write(f"stopping agent run {launched[-1].run_id}: resume it with --resume\n")
     except RlautoError as exc:
         sys.stderr.write(f"error: {exc}\n")
+
+
+@agent_app.command("key")
+def key_command(
+    name: Annotated[str, typer.Argument(help="The Secret block's name (lowercase letters, digits, dashes).")],
+) -> None:
+    """Save an endpoint's key in a Prefect Secret block NAME (read from stdin, or asked for
+    without echo), for `rlauto agent run ... --key-secret NAME`: runs then name the block,
+    never the key, and the phone host's worker loads it."""
+    import re
+
+    from prefect.blocks.system import Secret
+
+    from flows import runtime
+    from rlauto_core.agent.run import SECRET_NAME
+
+    if not re.fullmatch(SECRET_NAME, name):
+        fail(f"{name!r}: a Secret block's name is 1-100 lowercase letters, digits and dashes")
+    key = sys.stdin.readline() if not sys.stdin.isatty() else typer.prompt("key", hide_input=True)
+    if not key.strip():
+        fail("no key given (an empty line)")
+    if runtime.configure() is None:
+        fail("no Prefect server to keep the key in: start one (`rlauto up`) or set PREFECT_API_URL")
+    Secret(value=key.strip()).save(name, overwrite=True)
+    typer.echo(f"saved in Secret block {name!r}; use it with --key-secret {name}")

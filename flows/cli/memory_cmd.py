@@ -86,24 +86,15 @@ def recall_command(
 
 @experience_app.command("audit")
 def audit_command(storage_url: StorageOption = None, as_json: JsonOption = False) -> None:
-    """Rate every recipe keep / suggest delete with the agent's model; marks only, never deletes."""
-    from pydantic import ValidationError
-
+    """Rate every recipe keep / suggest delete with the agent's model; marks only, never deletes.
+    An empty library needs no model (exit 0, as the daily flow)."""
     from rlauto_core.agent.run import AgentSettings
     from rlauto_core.errors import RlautoError
-    from rlauto_core.memory import audit_experiences, memory_client
+    from rlauto_core.memory import audit_client, audit_library
 
     storage = _storage(storage_url)
     try:
-        settings = AgentSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        fail(f"configuration: AGENT_{'.'.join(str(p) for p in first['loc']).upper()}: {first['msg']}")
-    if settings.api_key is None:
-        fail("no model for the audit: set AGENT_API_KEY (and AGENT_BASE_URL / AGENT_MODEL) in the environment or .env")
-    try:
-        with memory_client(settings) as client:
-            summary = audit_experiences(storage, client)
+        summary = audit_library(storage, lambda: audit_client(AgentSettings.from_environment()))
     except RlautoError as exc:
         fail(exc)
     if as_json:

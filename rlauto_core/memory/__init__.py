@@ -11,8 +11,8 @@ implements the agent's memory hooks and imports the agent's faces; the agent nev
 
 from rlauto_core.memory.action_check import ACTION_KINDS, MAX_ACTION_STEPS, ActionCheck, ActionSpec, check_action
 from rlauto_core.memory.actions import Action, ActionLibrary, ActionRecalled, ActionRefused
-from rlauto_core.memory.audit import AuditFailed, AuditSummary, audit_experiences
-from rlauto_core.memory.distill import Distiller, memory_client, memory_endpoint
+from rlauto_core.memory.audit import AuditFailed, AuditSummary, audit_experiences, audit_library
+from rlauto_core.memory.distill import Distiller, audit_client, memory_client, memory_endpoint
 from rlauto_core.memory.experience import (
     MAX_RECALLED,
     RECALL_THRESHOLD,
@@ -48,7 +48,9 @@ __all__ = [
     "MemoryRecall",
     "Recalled",
     "Salvaged",
+    "audit_client",
     "audit_experiences",
+    "audit_library",
     "check_action",
     "containment",
     "dice",

@@ -7,6 +7,8 @@ unrated and is reported; when every batch fails, the audit fails with the model'
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -53,6 +55,8 @@ class AuditSummary(BaseModel):
     usage: TokenUsage = Field(default_factory=TokenUsage)
 
     def line(self) -> str:
+        if self.recipes == 0:
+            return "audited 0 recipes: the library is empty (no model needed)"
         return (
             f"audited {self.rated} of {self.recipes} recipes: {len(self.suggested_delete)} suggested for deletion, "
             f"{self.kept_by_person} kept by a person (not rated), {len(self.unrated)} unrated"
@@ -61,6 +65,19 @@ class AuditSummary(BaseModel):
 
 class AuditFailed(RlautoError):
     """No batch of the audit got an answer."""
+
+
+def audit_library(
+    storage: Storage, open_client: Callable[[], AbstractContextManager[ModelClient]], *, batch: int = AUDIT_BATCH
+) -> AuditSummary:
+    """The audit as every entry point runs it (the flow, the CLI, the dashboard's button): an
+    empty library needs no model, so `open_client` (which may refuse: no key) is not even
+    called; otherwise every recipe not kept by a person is rated."""
+    if not ExperienceLibrary(storage).all():
+        log.info("experience audit: the library is empty, nothing to rate (no model needed)")
+        return AuditSummary()
+    with open_client() as client:
+        return audit_experiences(storage, client, batch=batch)
 
 
 def audit_experiences(storage: Storage, client: ModelClient, *, batch: int = AUDIT_BATCH) -> AuditSummary:

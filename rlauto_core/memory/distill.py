@@ -142,6 +142,16 @@ class Distiller:
             outcome.actions.append(saved.name)
 
 
+def audit_client(settings: AgentSettings, choice: ModelChoice | None = None) -> HttpModelClient:
+    """The audit's model: the memory client, refused (ConfigError) when there is no key."""
+    if settings.api_key is None:
+        raise ConfigError(
+            "no model for the audit: set AGENT_API_KEY (and AGENT_BASE_URL / AGENT_MODEL) where the audit runs "
+            "(the environment or .env; a worker's environment for the flow)"
+        )
+    return memory_client(settings, choice)
+
+
 def memory_client(
     settings: AgentSettings,
     choice: ModelChoice | None = None,

@@ -1,6 +1,7 @@
 """What the memory says to models: the distillation and audit prompts, and the sections a run's
 system prompt gets from recall. No placeholder a model could copy as an answer: the one example
-is a recipe for another task, and the quality gate refuses copies of it."""
+is a recipe for a made-up app no real task uses (an example about Wi-Fi once made the quality
+gate refuse correct Wi-Fi recipes), and the gate refuses copies of its text."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import json
 from typing import Any
 
 EXAMPLE_RECIPE = (
-    "1. Open Settings (package com.android.settings).\n"
-    "2. Tap 'Network & internet', then 'Internet'.\n"
-    "3. Switch 'Wi-Fi' on and wait until a network shows 'Connected'.\n"
-    "4. Check that the Wi-Fi switch reads On before reporting completion."
+    "1. Open the Orchard Planner app (package org.example.orchard).\n"
+    "2. Tap 'Beds', then the bed named in the task.\n"
+    "3. Tap 'Plant', pick the variety from the list and confirm with 'Add'.\n"
+    "4. Check that the bed's card lists the new variety before reporting completion."
 )
 TITLE_HINT = "the kind of task in a few words"
 TEXT_HINT = "short numbered lines in plain words"

@@ -7,8 +7,10 @@ near-empty text. Refused, each with its reason:
   bullets and punctuation are taken out;
 - placeholders: half or more of the lines are only an ellipsis, a `<...>` / `[...]` stub, or
   words like TODO, TBD, xxx, "step N";
-- a copy of the prompt's own example (bigram similarity `COPY_SIMILARITY` or more), or the
-  prompt's field descriptions given back;
+- a copy of the prompt's own example: its TEXT, compared character by character once numbering,
+  case and punctuation are out (`COPY_SIMILARITY` or more), not its topic (a bigram measure
+  refused a correct Wi-Fi recipe at 0.66 when the example was about Wi-Fi); or the prompt's field
+  descriptions given back;
 - coordinates (`(540, 1200)`, `x=540`, bounds `[0,80][1080,200]`): they break on another screen;
 - longer than `MAX_RECIPE_CHARS`: a recipe is a short list of moves, not a transcript.
 """
@@ -16,12 +18,13 @@ near-empty text. Refused, each with its reason:
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from rlauto_core.memory.experience import MAX_RECIPE_CHARS
-from rlauto_core.memory.similarity import dice
+from rlauto_core.memory.similarity import normalised
 
 MIN_CONTENT_CHARS = 24
-COPY_SIMILARITY = 0.6
+COPY_SIMILARITY = 0.8
 _CONTENT = re.compile(r"[^\W_]", re.UNICODE)
 _NUMBERING = re.compile(
     r"^\s*(?:[-*•·]|\(?\d{1,3}[.)、:：]|\d{1,3}\s|步骤\s*\d+[.、:：]?|step\s*\d+[.:)]?)\s*", re.IGNORECASE
@@ -36,6 +39,24 @@ _COORDINATES = re.compile(
 )
 
 
+def _plain_lines(text: str) -> list[str]:
+    return [normalised(_NUMBERING.sub("", line)) for line in text.splitlines() if line.strip()]
+
+
+def copied(text: str, example: str) -> float:
+    """How much of `text` is the example's own wording (0-1): each line matched character by
+    character against the example's closest line once numbering, case and punctuation are out,
+    weighted by length. A lightly edited or reordered copy scores near 1; a recipe on the same
+    topic in its own words far lower (a Wi-Fi recipe against a Wi-Fi example: 0.63)."""
+    theirs = _plain_lines(example)
+    ours = [line for line in _plain_lines(text) if line]
+    total = sum(len(line) for line in ours)
+    if not total or not theirs:
+        return 0.0
+    best = (max(SequenceMatcher(None, line, other, autojunk=False).ratio() for other in theirs) for line in ours)
+    return sum(len(line) * score for line, score in zip(ours, best, strict=True)) / total
+
+
 def recipe_problem(text: str, example: str, field_hints: tuple[str, ...] = ()) -> str | None:
     """Why `text` may not be stored as a recipe, or None when it passes."""
     stripped = text.strip()
@@ -47,7 +68,7 @@ def recipe_problem(text: str, example: str, field_hints: tuple[str, ...] = ()) -
     placeholders = sum(1 for body in bodies if _PLACEHOLDER_LINE.match(body))
     if placeholders * 2 >= len(lines):
         return f"placeholder recipe ({placeholders} of {len(lines)} lines are placeholders)"
-    if dice(stripped, example) >= COPY_SIMILARITY:
+    if copied(stripped, example) >= COPY_SIMILARITY:
         return "a copy of the prompt's own example, not a recipe for this task"
     lowered = stripped.lower()
     for hint in field_hints:

@@ -3,6 +3,7 @@ re-routes, observation tools, the safety cap; what the loop did replays from its
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -10,11 +11,11 @@ import pytest
 from device_flows.demo import DemoAdbServer, NotesApp
 from rlauto_core.agent.events import EventLog, PolicyApplied, RunEnded, RunStarted, ToolCalled
 from rlauto_core.agent.policy import parse_step_log, replay
-from rlauto_core.agent.run import RunStore
+from rlauto_core.agent.run import ModelChoice, RunModel, RunStore
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL, MakeLoop
-from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, requests_messages, texts_of, turn
+from tests.agent.scripts import PACKAGE, WRITE_NOTE, call, completion, images_in, requests_messages, texts_of, turn
 from tests.fakes.llm_server import FakeLlmServer
 
 
@@ -162,3 +163,95 @@ def test_only_a_stopped_run_resumes(make_loop: MakeLoop, fake_llm: FakeLlmServer
     with pytest.raises(ConfigError, match=r"run id '\.\./x'"):
         harness.loop.start("../x", "Escape")
     assert requests_messages(fake_llm.requests("agent")[0].body)[0]["role"] == "system"
+
+
+@pytest.mark.parametrize(
+    ("looping", "rejected", "error"),
+    [
+        (call("open_app", package=PACKAGE), "unknown_tool", "unknown tool 'open_app'"),
+        ({"name": "tap", "arguments_raw": '{"text": "Save"'}, "not_json", "arguments are not valid JSON"),
+        (call("tap", text="Save", colour="red"), "invalid_arguments", "invalid arguments: colour"),
+    ],
+)
+def test_a_model_repeating_a_call_that_never_reaches_the_phone_pauses_on_the_same_error_at_eight(
+    make_loop: MakeLoop, fake_llm: FakeLlmServer, storage: FsspecStorage, looping: dict[str, Any], rejected: str,
+    error: str,
+) -> None:  # fmt: skip
+    fake_llm.script("agent", turn(looping))
+    result = make_loop().loop.start("run-never", "Open the notes")
+    assert (result.outcome, result.fuse, result.steps) == ("paused", "same_error", 8)  # never same_action at 6
+    tools = [e for e in _events(storage, "run-never") if isinstance(e, ToolCalled)]
+    assert {(t.rejected, t.state_changing, t.ok) for t in tools} == {(rejected, False, False)}
+    assert all((t.error or "").startswith(error) for t in tools)
+    notices = [(e.step, e.kind, e.fuse) for e in _events(storage, "run-never") if isinstance(e, PolicyApplied)]
+    assert notices == [(3, "hint", "same_error"), (5, "reroute", "same_error"), (8, "pause", "same_error")]
+    verdict = _replayed(storage, "run-never")
+    assert (verdict.verdict, verdict.fuse, verdict.at) == ("paused", "same_error", 8)
+
+
+def test_a_chat_only_run_ends_at_four_answers_and_leaves_a_step_log_that_replays_so(
+    make_loop: MakeLoop, fake_llm: FakeLlmServer, storage: FsspecStorage
+) -> None:
+    fake_llm.script("agent", turn(text="I would rather talk about it."))
+    result = make_loop().loop.start("run-chat", "Tell me about the phone")
+    assert (result.outcome, result.steps, result.model_calls) == ("chat_ended", 0, 4)
+    assert storage.read_bytes("agent/runs/run-chat/steps.jsonl").decode().splitlines() == ['{"chat":true}'] * 4
+    assert _replayed(storage, "run-chat").cli_dict() == {"verdict": "chat_ended", "fuse": None, "at": 4, "hints": []}
+
+
+def test_the_step_log_is_there_from_the_first_event(
+    make_loop: MakeLoop, fake_llm: FakeLlmServer, storage: FsspecStorage
+) -> None:
+    seen: list[bool] = []
+    harness = make_loop()
+    sink = harness.loop.sink
+
+    class Watching:
+        def emit(self, event: Any) -> None:
+            if isinstance(event, RunStarted):
+                seen.append(storage.exists("agent/runs/run-first/steps.jsonl"))
+            sink.emit(event)
+
+    harness.loop.sink = Watching()
+    fake_llm.script("agent", {"status": 401, "error": "invalid api key"})  # the run fails at once
+    assert harness.loop.start("run-first", "Open the notes").outcome == "failed"
+    assert seen == [False] and storage.read_bytes("agent/runs/run-first/steps.jsonl") == b""
+    assert _replayed(storage, "run-first").verdict == "continue"
+
+
+def test_a_resume_keeps_the_runs_model_and_a_resume_naming_another_says_so(
+    make_loop: MakeLoop, fake_llm: FakeLlmServer, storage: FsspecStorage
+) -> None:
+    harness = make_loop()
+    first = RunModel(model="agent", base_url=fake_llm.base_url(), key_secret="agent-key")
+    fake_llm.script("agent", turn(call("tap", text="Nope")))
+    assert harness.loop.start("run-model", "Tap Nope", model=first).outcome == "paused"
+    assert RunStore(storage).load("run-model").model == first  # type: ignore[union-attr]
+    assert harness.loop.resume("run-model", note="again").outcome == "paused"  # no model named: its own
+    assert RunStore(storage).load("run-model").model == first  # type: ignore[union-attr]
+    other = first.resumed_with(ModelChoice(model="agent-b"))
+    assert harness.loop.resume("run-model", model=other).outcome == "paused"
+    assert RunStore(storage).load("run-model").model == other  # type: ignore[union-attr]
+    resumes = [json.loads(line) for line in storage.read_bytes("agent/runs/run-model/steps.jsonl").splitlines()
+               if b"resumed" in line]  # fmt: skip
+    assert resumes[0] == {"resumed": True, "note": "again"}
+    assert resumes[1] == {"resumed": True, "model": other.describe(), "model_was": first.describe()}
+    assert "agent-b at" in resumes[1]["model"] and "Secret block 'agent-key'" in resumes[1]["model"]
+    started = [e for e in _events(storage, "run-model") if isinstance(e, RunStarted)]
+    assert [(e.model, e.model_was) for e in started] == [
+        ("agent", None),
+        ("agent", None),
+        ("agent-b", first.describe()),
+    ]
+
+
+def test_a_resume_never_sends_a_runs_secret_key_to_another_endpoint() -> None:
+    run = RunModel(model="m", base_url="https://a.example/v1", key_secret="key-a")
+    with pytest.raises(ConfigError, match=r"Secret block 'key-a'\) is for https://a\.example/v1: name the key"):
+        run.resumed_with(ModelChoice(base_url="https://b.example/v1"))
+    moved = run.resumed_with(ModelChoice(base_url="https://b.example/v1", key_secret="key-b"))
+    assert (moved.base_url, moved.key_secret, moved.model) == ("https://b.example/v1", "key-b", "m")
+    assert run.resumed_with(ModelChoice(model="m2")).key_secret == "key-a"  # same endpoint, same key
+    assert run.resumed_with(None) is run and run.resumed_with(ModelChoice()) is run
+    with pytest.raises(ValueError, match="key_secret"):
+        ModelChoice(key_secret="sk-looks-like-a-KEY!")  # a name, never the key itself

@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 
 from rlauto_core.agent.policy import (
     OBSERVATION_TOOLS,
+    ChatReply,
     NoticeKind,
     PolicyState,
     Resumed,
     RunPolicy,
+    StepLine,
     StepRecord,
     default_state_changing,
     replay,
@@ -133,7 +135,7 @@ def test_replay_resumes_at_resume_lines_and_ignores_steps_after_a_pause() -> Non
 
 # -- properties -----------------------------------------------------------------------------
 
-_STEP = st.builds(
+_PLAIN = st.builds(
     StepRecord,
     tool=st.sampled_from(["tap", "tap", "swipe", "type_text", "screenshot", "wait", "ui_tree", "report_task"]),
     args=st.sampled_from([{"text": "A"}, {"text": "B"}, {}]),
@@ -141,6 +143,16 @@ _STEP = st.builds(
     error=st.sampled_from(["e1", "e2", None]),
     state_changing=st.sampled_from([None, None, None, True, False]),
 )
+# calls that never reached the phone, under tool names of every kind
+_REJECTED = st.builds(
+    StepRecord,
+    tool=st.sampled_from(["tap", "screenshot", "open_app"]),
+    args=st.sampled_from([{"text": "A"}, {}]),
+    ok=st.just(False),
+    error=st.sampled_from(["e1", "unknown tool"]),
+    rejected=st.sampled_from(["unknown_tool", "not_json", "invalid_arguments"]),
+)
+_STEP = st.one_of(_PLAIN, _PLAIN, _PLAIN, _REJECTED)
 # loops are runs of the same step: repeats drawn in bursts, so fuses are actually reached
 _RUNS = st.lists(st.tuples(_STEP, st.integers(1, 9)), max_size=25).map(
     lambda runs: [s for s, n in runs for _ in range(n)]
@@ -151,9 +163,12 @@ def _reference(steps: list[StepRecord]) -> tuple[int, str] | None:
     """The fuses read literally from the issue, written independently of the module."""
     last_key, same, last_error, same_error, failures = None, 0, None, 0, 0
     for number, s in enumerate(steps, start=1):
-        if s.tool in OBSERVATION_TOOLS and s.state_changing is not True:
+        never_ran = s.rejected is not None  # an error that changed nothing, whatever the tool
+        if not never_ran and s.tool in OBSERVATION_TOOLS and s.state_changing is not True:
             continue
-        changes = default_state_changing(s.tool) if s.state_changing is None else s.state_changing
+        changes = (
+            False if never_ran else default_state_changing(s.tool) if s.state_changing is None else s.state_changing
+        )
         if changes:
             key = (s.tool, tuple(sorted(s.args.items())))
             same = same + 1 if key == last_key else 1
@@ -229,3 +244,52 @@ def test_hints_never_stop_and_reroutes_stay_within_two_per_segment(steps: list[S
         if notices and all(n.kind is NoticeKind.HINT for n in notices):
             assert policy.state.paused is None
         assert policy.state.segment_reroutes <= 2
+
+
+# -- calls that never reached the phone, chat rounds in the log ---------------------------------
+
+
+def rejected(tool: str, why: str, error: str, **args: Any) -> StepRecord:
+    return StepRecord(tool=tool, args=args, ok=False, error=error, rejected=why)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        rejected("open_app", "unknown_tool", "unknown tool 'open_app'", package="com.example.notes"),
+        rejected("tap", "invalid_arguments", "invalid arguments: arguments: give text, resource_id or description"),
+        rejected("tap", "not_json", "arguments are not valid JSON", _raw="{text: Save"),
+        # an observation tool's name does not make a rejected call invisible: it ran nothing
+        rejected("screenshot", "invalid_arguments", "invalid arguments: zoom: extra inputs are not permitted", zoom=2),
+    ],
+)
+def test_a_call_that_never_reached_the_phone_is_an_error_never_a_repeated_action(call: StepRecord) -> None:
+    out = kinds(RunPolicy(), [call] * 8)
+    assert out[-1] == ["pause:same_error"] and all("same_action" not in k for o in out for k in o)
+    assert out[2] == ["hint:same_error"] and out[4] == ["reroute:same_error"]
+    assert not call.changes_state and not call.is_observation
+
+
+def test_rejected_calls_count_as_failures_and_keep_the_same_action_streak_apart() -> None:
+    policy = RunPolicy()
+    kinds(policy, [step()] * 2)
+    kinds(policy, [rejected("bogus", "unknown_tool", f"unknown tool 'bogus{i}'") for i in range(3)])
+    # the rejected calls changed nothing: the tap's streak goes on, the failures add up
+    assert (policy.state.same_action, policy.state.failures) == (2, 5)
+    different = [rejected(f"t{i}", "unknown_tool", f"unknown tool 't{i}'") for i in range(14)]
+    assert kinds(RunPolicy(), different)[-1] == ["pause:failures_in_a_row"]
+
+
+def test_a_rejected_call_cannot_be_a_success() -> None:
+    with pytest.raises(ValueError, match="never reached the phone"):
+        StepRecord(tool="tap", ok=True, rejected="unknown_tool")
+
+
+def test_replay_ends_a_chat_at_its_fourth_tool_less_answer_and_a_successful_call_resets_it() -> None:
+    chat = ChatReply()
+    lines: list[tuple[int, StepLine]] = [(1, chat), (2, chat), (3, chat), (4, chat), (5, step())]
+    assert replay(lines).cli_dict() == {"verdict": "chat_ended", "fuse": None, "at": 4, "hints": []}
+    reset = [(1, chat), (2, chat), (3, chat), (4, step(tool="wait", ok=True)), (5, chat), (6, chat), (7, chat)]
+    assert replay(reset).verdict == "continue"
+    resumed = [(1, chat), (2, chat), (3, chat), (4, Resumed()), (5, chat), (6, chat), (7, chat)]
+    assert replay(resumed).verdict == "continue"  # a resume starts the count over, as the loop does

@@ -56,7 +56,28 @@ def test_state_changing_decides_when_given_and_a_resume_line_starts_over(tmp_pat
     }
 
 
-@pytest.mark.slow  # nine processes
+def test_a_log_of_calls_that_never_reached_the_phone_pauses_on_the_same_error_and_a_chat_ends_at_four(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "steps.jsonl"
+    unknown = {"tool": "open_app", "args": {}, "ok": False, "error": "unknown tool 'open_app'", "state_changing": False,
+               "rejected": "unknown_tool"}  # fmt: skip
+    log.write_text("\n".join([json.dumps(unknown)] * 9) + "\n")
+    assert json.loads(_run(str(log), "--json").stdout) == {
+        "verdict": "paused",
+        "fuse": "same_error",
+        "at": 8,
+        "hints": [3],
+    }
+    log.write_text('{"chat": true}\n' * 4)
+    chat = _run(str(log))
+    assert (
+        chat.returncode == 0 and chat.stdout.splitlines()[0] == "chat ended: 4 answers without a tool call, at line 4"
+    )
+    assert json.loads(_run(str(log), "--json").stdout) == {"verdict": "chat_ended", "fuse": None, "at": 4, "hints": []}
+
+
+@pytest.mark.slow  # eleven processes
 def test_bad_logs_exit_2_with_one_line_naming_the_file_and_line(tmp_path: Path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text(_line() + "\n{not json\n")
@@ -64,6 +85,10 @@ def test_bad_logs_exit_2_with_one_line_naming_the_file_and_line(tmp_path: Path) 
     typed.write_text(_line() + "\n" + json.dumps({"tool": "tap", "args": {}, "ok": "yes"}) + "\n")
     args_list = tmp_path / "args.jsonl"
     args_list.write_text(json.dumps({"tool": "tap", "args": [1], "ok": True}) + "\n")
+    succeeded = tmp_path / "succeeded.jsonl"
+    succeeded.write_text(json.dumps({"tool": "tap", "args": {}, "ok": True, "rejected": "unknown_tool"}) + "\n")
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"chat": "yes"}\n')
     array = tmp_path / "array.jsonl"
     array.write_text("[1, 2]\n")
     binary = tmp_path / "binary.jsonl"
@@ -80,6 +105,10 @@ def test_bad_logs_exit_2_with_one_line_naming_the_file_and_line(tmp_path: Path) 
         str(typed): f"error: {typed}: line 2: ok: Input should be a valid boolean",
         str(args_list): f"error: {args_list}: line 1: args: Input should be a valid dictionary",
         str(array): f"error: {array}: line 1: expected a JSON object, got list",
+        str(
+            succeeded
+        ): f"error: {succeeded}: line 1: Value error, a call that never reached the phone (unknown_tool) cannot be ok",
+        str(chat): f"error: {chat}: line 1: chat: Input should be True",
         str(binary): f"error: {binary}: line 2: not UTF-8 text",
         str(long_line): f"error: {long_line}: line 2: line is over 1024 KiB",
         str(huge): f"error: {huge}: 68157440 bytes is over the 64 MiB limit for a step log",

@@ -31,7 +31,7 @@ class FakeAgentLauncher:
         self.calls.append(("start", instruction, serial, conversation_id or ""))
         return LaunchedAgentRun(run_id="run-started", flow_run_id="run-started")
 
-    def resume(self, run_id: str, note: str | None = None) -> LaunchedAgentRun:
+    def resume(self, run_id: str, note: str | None = None, model: ModelChoice | None = None) -> LaunchedAgentRun:
         self.calls.append(("resume", run_id, note or ""))
         return LaunchedAgentRun(run_id=run_id, flow_run_id="flow-2")
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from rlauto_core.agent.policy import Fuse, NoticeKind
+from rlauto_core.agent.policy import Fuse, NoticeKind, Rejected
 from rlauto_core.llm.types import TokenUsage
 
 Outcome = Literal["completed", "paused", "budget_exhausted", "chat_ended", "stopped", "failed"]
@@ -34,9 +34,12 @@ class RunStarted(_Event):
     instruction: str
     serial: str
     model: str
+    base_url: str | None = None
     conversation_id: str | None = None
     resumed: bool = False
     note: str | None = None
+    # a resume that changed the model: what the run ran on before (`RunModel.describe()`)
+    model_was: str | None = None
 
 
 class ModelCalled(_Event):
@@ -65,7 +68,8 @@ class AssistantText(_Event):
 
 
 class ToolCalled(_Event):
-    """One tool call: a step card. `coordinates` marks a tap by coordinates (the last resort)."""
+    """One tool call: a step card. `coordinates` marks a tap by coordinates (the last resort);
+    `rejected` a call that never reached the phone (unknown tool, arguments not JSON or invalid)."""
 
     type: Literal["tool_called"] = "tool_called"
     call_id: str
@@ -75,6 +79,7 @@ class ToolCalled(_Event):
     result: str
     error: str | None = None
     state_changing: bool
+    rejected: Rejected | None = None
     coordinates: bool = False
     duration_s: float = 0.0
     screen: str | None = None

@@ -15,6 +15,9 @@ both call this module, so what pauses a run is exactly what a replay of its step
 - A safety cap on model calls (default 200 since the start or the last resume) ends a run as
   `budget_exhausted`: a fault, not a result, and resumable.
 - A chat with no tool calls stops after 4 rounds in a row; a successful tool call resets that.
+- A call that never reached the phone (an unknown tool, arguments that are not JSON or not valid:
+  `rejected`) changed nothing: it is never a same-action repeat, never an observation, always an
+  error and a failure (so repeating it pauses at the same-error fuse, 8).
 - A successful takeover (a person acted on the phone) and a resume start a new segment.
 """
 
@@ -26,7 +29,7 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 OBSERVATION_TOOLS = frozenset({"screenshot", "ui_tree", "list_devices", "wait"})
 # tools that change nothing on the phone: they can fail, but never repeat a state change
@@ -63,6 +66,11 @@ def error_key(error: str | None) -> str:
     return re.sub(r"\s+", " ", (error or "failed").strip())[:_ERROR_CHARS] or "failed"
 
 
+# why a call never reached the phone: the tool does not exist, or its arguments are not JSON
+# (or not an object), or they do not fit the tool's schema
+Rejected = Literal["unknown_tool", "not_json", "invalid_arguments"]
+
+
 class StepRecord(BaseModel):
     """One tool call as the policy sees it (one line of a run's step log)."""
 
@@ -71,14 +79,23 @@ class StepRecord(BaseModel):
     ok: bool
     error: str | None = None
     state_changing: bool | None = None
+    rejected: Rejected | None = None
+
+    @model_validator(mode="after")
+    def _rejected_failed(self) -> StepRecord:
+        if self.rejected is not None and self.ok:
+            raise ValueError(f"a call that never reached the phone ({self.rejected}) cannot be ok")
+        return self
 
     @property
     def changes_state(self) -> bool:
+        if self.rejected is not None:
+            return False
         return default_state_changing(self.tool) if self.state_changing is None else self.state_changing
 
     @property
     def is_observation(self) -> bool:
-        return self.tool in OBSERVATION_TOOLS and self.state_changing is not True
+        return self.rejected is None and self.tool in OBSERVATION_TOOLS and self.state_changing is not True
 
 
 class NoticeKind(StrEnum):
@@ -203,17 +220,29 @@ class RunPolicy:
         self.state.toolless_rounds = 0
 
 
+class ChatReply(BaseModel):
+    """A model answer without a tool call: `{"chat": true}`; 4 in a row end the run (`chat_ended`)."""
+
+    chat: Literal[True] = True
+
+
 class Resumed(BaseModel):
-    """The step-log line a resume writes: `{"resumed": true}`; replay resumes the policy there."""
+    """The step-log line a resume writes: `{"resumed": true}`; replay resumes the policy there.
+    `model` and `model_was` say which model the run goes on with when the resume changed it."""
 
     resumed: Literal[True] = True
     note: str | None = None
+    model: str | None = None
+    model_was: str | None = None
+
+
+StepLine = StepRecord | Resumed | ChatReply
 
 
 class PolicyVerdict(BaseModel):
     """`rlauto agent policy`'s answer; line numbers are 1-based lines of the log."""
 
-    verdict: Literal["continue", "paused"]
+    verdict: Literal["continue", "paused", "chat_ended"]
     fuse: Fuse | None = None
     at: int | None = None
     hints: list[int] = Field(default_factory=list)
@@ -223,9 +252,10 @@ class PolicyVerdict(BaseModel):
         return {"verdict": self.verdict, "fuse": self.fuse, "at": self.at, "hints": self.hints}
 
 
-def replay(lines: Iterable[tuple[int, StepRecord | Resumed]]) -> PolicyVerdict:
+def replay(lines: Iterable[tuple[int, StepLine]]) -> PolicyVerdict:
     """Run the policy over numbered log lines, as the loop ran it: steps after a pause are
-    ignored until a resume line; the verdict is where the last segment ended."""
+    ignored until a resume line; the verdict is where the last segment ended (a 4th answer in a
+    row without a tool call ends the run: `chat_ended` at that line)."""
     policy = RunPolicy()
     hints: list[int] = []
     reroutes: list[int] = []
@@ -236,6 +266,10 @@ def replay(lines: Iterable[tuple[int, StepRecord | Resumed]]) -> PolicyVerdict:
             pause = None
             continue
         if pause is not None:
+            continue
+        if isinstance(line, ChatReply):
+            if policy.on_reply(0):
+                return PolicyVerdict(verdict="chat_ended", at=number, hints=hints, reroutes=reroutes)
             continue
         for notice in policy.on_step(line):
             if notice.kind is NoticeKind.HINT:

@@ -1,6 +1,9 @@
-"""A run's step log: JSON Lines, one line per tool call, `{"tool", "args", "ok", "error",
-"state_changing"}` (`state_changing` may be absent: the tool's kind decides), plus a
-`{"resumed": true}` line where a paused run was resumed. `rlauto agent policy LOG` replays it.
+"""A run's step log: JSON Lines, there from the run's start (empty until its first line). One line
+per tool call, `{"tool", "args", "ok", "error", "state_changing",
+"rejected"}` (`state_changing` may be absent: the tool's kind decides; `rejected` says why a call
+never reached the phone); `{"chat": true}` for a model answer without a tool call; and
+`{"resumed": true, "note", "model", "model_was"}` where a run was resumed (the model fields only
+when the resume changed it). `rlauto agent policy LOG` replays it.
 
 The log is rewritten whole on each append (an object store cannot append); a run's log stays
 small (about 150 bytes a step).
@@ -13,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rlauto_core.agent.policy.policy import Resumed, StepRecord
+from rlauto_core.agent.policy.policy import ChatReply, Resumed, StepLine, StepRecord
 from rlauto_core.errors import RlautoError
 from rlauto_core.store.storage import Storage
 
@@ -38,8 +41,11 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{place}: {first['msg']}" if place else str(first["msg"])
 
 
-def parse_line(text: str) -> StepRecord | Resumed:
-    """One line; ValueError with the problem when it is not a step or a resume."""
+_KINDS: tuple[tuple[str, type[Resumed | ChatReply]], ...] = (("resumed", Resumed), ("chat", ChatReply))
+
+
+def parse_line(text: str) -> StepLine:
+    """One line; ValueError with the problem when it is not a step, a chat or a resume."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -47,15 +53,16 @@ def parse_line(text: str) -> StepRecord | Resumed:
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, got {type(value).__name__}")
     try:
-        if "resumed" in value:
-            return Resumed.model_validate(value, strict=True)
+        for key, kind in _KINDS:
+            if key in value:
+                return kind.model_validate(value, strict=True)
         # strict: "true" or 1 is not a boolean, a string is not an object
         return StepRecord.model_validate(value, strict=True)
     except ValidationError as exc:
         raise ValueError(_first_problem(exc)) from None
 
 
-def parse_step_log(data: bytes, file: str) -> list[tuple[int, StepRecord | Resumed]]:
+def parse_step_log(data: bytes, file: str) -> list[tuple[int, StepLine]]:
     """Every non-blank line, numbered from 1; StepLogError names the file and the line."""
     if len(data) > MAX_LOG_BYTES:
         raise StepLogError(file, None, f"{len(data)} bytes is over the {MAX_LOG_BYTES // 2**20} MiB limit")
@@ -63,7 +70,7 @@ def parse_step_log(data: bytes, file: str) -> list[tuple[int, StepRecord | Resum
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StepLogError(file, data[: exc.start].count(b"\n") + 1, "not UTF-8 text") from None
-    out: list[tuple[int, StepRecord | Resumed]] = []
+    out: list[tuple[int, StepLine]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -76,8 +83,12 @@ def parse_step_log(data: bytes, file: str) -> list[tuple[int, StepRecord | Resum
     return out
 
 
-def step_line(record: StepRecord | Resumed) -> str:
-    data: dict[str, Any] = record.model_dump(mode="json", exclude_none=isinstance(record, Resumed))
+def step_line(record: StepLine) -> str:
+    # a step keeps its documented fields even when null; `rejected` and the other lines' fields
+    # only when set
+    data: dict[str, Any] = record.model_dump(mode="json", exclude_none=not isinstance(record, StepRecord))
+    if isinstance(record, StepRecord) and record.rejected is None:
+        del data["rejected"]
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
@@ -91,7 +102,12 @@ class StepLog:
         if storage.exists(path):
             self._lines = storage.read_bytes(path).decode("utf-8").splitlines()
 
-    def append(self, record: StepRecord | Resumed) -> int:
+    def create(self) -> None:
+        """The log of a run that starts: there (empty) before anything else happens."""
+        if not self._storage.exists(self.path):
+            self._storage.write_bytes(self.path, b"")
+
+    def append(self, record: StepLine) -> int:
         """Write one line; its 1-based line number."""
         self._lines.append(step_line(record))
         self._storage.write_bytes(self.path, ("\n".join(self._lines) + "\n").encode("utf-8"))

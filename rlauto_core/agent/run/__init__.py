@@ -14,11 +14,12 @@ from rlauto_core.agent.run.heartbeat import Checkpoint, StopRequested
 from rlauto_core.agent.run.loop import AgentLoop, RunResult, TurnModel
 from rlauto_core.agent.run.memory_hooks import DistilOutcome, DistilRequest, Recall, RecallSource, RunDistiller
 from rlauto_core.agent.run.mode import AGENT_MODE, LoopMode
-from rlauto_core.agent.run.settings import AgentSettings, ModelChoice
+from rlauto_core.agent.run.settings import SECRET_NAME, AgentSettings, ModelChoice, RunModel
 from rlauto_core.agent.run.state import AgentStateError, RunState, RunStore
 
 __all__ = [
     "AGENT_MODE",
+    "SECRET_NAME",
     "AgentLoop",
     "AgentSettings",
     "AgentStateError",
@@ -33,6 +34,7 @@ __all__ = [
     "Recall",
     "RecallSource",
     "RunDistiller",
+    "RunModel",
     "RunResult",
     "RunState",
     "RunStore",

@@ -29,14 +29,14 @@ from rlauto_core.agent.events import (
     layout,
 )
 from rlauto_core.agent.events import Heartbeat as HeartbeatEvent
-from rlauto_core.agent.policy import Fuse, Resumed, RunPolicy, StepLog
+from rlauto_core.agent.policy import ChatReply, Fuse, Resumed, RunPolicy, StepLog
 from rlauto_core.agent.run import prompts
 from rlauto_core.agent.run.context import OUTPUT_RESERVE_TOKENS, compose
 from rlauto_core.agent.run.conversation import REASONING_CHARS, ConversationMessage, ConversationStore
 from rlauto_core.agent.run.heartbeat import HEARTBEAT_S, Checkpoint, Heartbeat, StopRequested, WaitingOn
 from rlauto_core.agent.run.memory_hooks import RecallSource, RunDistiller, distil_run, recall_into
 from rlauto_core.agent.run.mode import AGENT_MODE, LoopMode
-from rlauto_core.agent.run.settings import AgentSettings
+from rlauto_core.agent.run.settings import AgentSettings, RunModel
 from rlauto_core.agent.run.state import Round, RunState, RunStore
 from rlauto_core.agent.run.turn import ActiveRun, TurnEnd, run_tools
 from rlauto_core.agent.tools import DeviceDirectory, ScreenStore, TakeoverHook, Toolbox, tool_specs
@@ -125,7 +125,11 @@ class AgentLoop:
         self._secrets = (key.get_secret_value(),) if key is not None else ()
 
     # -- entry points ----------------------------------------------------------------------
-    def start(self, run_id: str, instruction: str, *, conversation_id: str | None = None) -> RunResult:
+    def start(
+        self, run_id: str, instruction: str, *, conversation_id: str | None = None, model: RunModel | None = None
+    ) -> RunResult:
+        """A new run on `model` (what the caller's client talks to; these settings' model when
+        None), kept in the run's state for its resumes."""
         if not instruction.strip():
             raise ConfigError("the instruction is empty")
         if self.runs.load(run_id) is not None:
@@ -139,24 +143,32 @@ class AgentLoop:
             instruction=instruction,
             conversation_id=conversation_id,
             mode=self.mode.name,
+            model=model or self.settings.run_model(),
         )
         state.history = history
         if conversation_id:
             message = ConversationMessage(role="user", content=instruction, run_id=run_id)
             self.conversations.append(conversation_id, message)
+        assert state.model is not None
         self.sink.emit(
             RunStarted(
                 run_id=run_id,
                 instruction=instruction,
                 serial=state.serial,
-                model=self.settings.model,
+                model=state.model.model,
+                base_url=state.model.base_url,
                 conversation_id=conversation_id,
             )
         )
+        # the step log is there from the first event, whatever the run does next
+        StepLog(self.storage, layout.step_log_path(run_id)).create()
         recall_into(state, self.recall, self.sink)
         return self._drive(state, opening="")
 
-    def resume(self, run_id: str, note: str | None = None) -> RunResult:
+    def resume(self, run_id: str, note: str | None = None, *, model: RunModel | None = None) -> RunResult:
+        """Go on where the run stopped, on `model` (its own model when None: what the caller's
+        client must talk to, see `RunModel.resumed_with`). A change of model is said in the step
+        log and the `run_started` event."""
         state = self.runs.load(run_id)
         if state is None:
             raise ConfigError(f"run {run_id} does not exist")
@@ -168,17 +180,25 @@ class AgentLoop:
         policy.resume()
         state.policy = policy.state
         state.fuse, state.error = None, None
-        StepLog(self.storage, layout.step_log_path(run_id)).append(Resumed(note=note))
+        was = state.model
+        state.model = model or was or self.settings.run_model()
+        changed = state.model != was
+        model_was = was.describe() if changed and was is not None else None
+        StepLog(self.storage, layout.step_log_path(run_id)).append(
+            Resumed(note=note, model=state.model.describe() if changed else None, model_was=model_was)
+        )
         self.sink.emit(
             RunStarted(
                 run_id=run_id,
                 step=state.steps,
                 instruction=state.instruction,
                 serial=state.serial,
-                model=self.settings.model,
+                model=state.model.model,
+                base_url=state.model.base_url,
                 conversation_id=state.conversation_id,
                 resumed=True,
                 note=note,
+                model_was=model_was,
             )
         )
         return self._drive(state, opening=prompts.resumed(note))
@@ -293,6 +313,7 @@ class AgentLoop:
         chat_over = run.policy.on_reply(len(reply.tool_calls))
         if reply.tool_calls:
             return run_tools(run, reply)
+        run.step_log.append(ChatReply())
         state.add_round(Round(text=reply.text, note="" if chat_over else prompts.after_plain_text(reply.text)))
         state.policy = run.policy.state
         return TurnEnd(outcome="chat_ended", answer=reply.text) if chat_over else None

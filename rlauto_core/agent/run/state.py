@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rlauto_core.agent.events import layout
 from rlauto_core.agent.policy import Fuse, PolicyState
+from rlauto_core.agent.run.settings import RunModel
 from rlauto_core.agent.tools import ScreenRef
 from rlauto_core.errors import RlautoError
 from rlauto_core.llm.tool_types import ToolCall
@@ -75,6 +76,8 @@ class RunState(BaseModel):
     instruction: str
     conversation_id: str | None = None
     mode: str = "agent"
+    # what the run runs on (a resume keeps it unless it names another); None in runs from before
+    model: RunModel | None = None
     # recipes and actions recalled at the start, appended to the system prompt (kept for a resume)
     memory: str = ""
     status: RunStatus = "new"

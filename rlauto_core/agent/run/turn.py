@@ -88,6 +88,7 @@ class ActiveRun:
                 result=outcome.text[:2000],
                 error=outcome.error,
                 state_changing=outcome.state_changing,
+                rejected=outcome.rejected,
                 coordinates=outcome.coordinates,
                 duration_s=round(duration, 4),
                 screen=screen.path if screen else None,
@@ -159,6 +160,7 @@ def run_tools(run: ActiveRun, reply: TurnReply) -> TurnEnd | None:
             ok=outcome.ok,
             error=outcome.error,
             state_changing=outcome.state_changing,
+            rejected=outcome.rejected,
         )
         run.step_log.append(record)
         notices = run.policy.on_step(record)

@@ -1,5 +1,6 @@
 """The tools, executed over the `Phone` protocol. A tool never crashes a run: a failing phone,
-an unknown tool, broken JSON or invalid arguments come back to the model as a tool error.
+an unknown tool, broken JSON or invalid arguments come back to the model as a tool error. The
+last three never reach the phone: their outcome is `rejected` (why) and changes no state.
 
 `request_takeover` is only validated here; the loop hands the phone to a person.
 """
@@ -13,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from rlauto_core.agent.policy import default_state_changing
+from rlauto_core.agent.policy import Rejected, default_state_changing
 from rlauto_core.agent.tools.local import LocalCall, LocalTool
 from rlauto_core.agent.tools.report import CompletionCheck, TaskReport, check_completion, checked_name, save_file
 from rlauto_core.agent.tools.screens import ScreenRef, ScreenStore
@@ -66,6 +67,7 @@ class ToolOutcome(BaseModel):
     text: str
     error: str | None = None
     state_changing: bool
+    rejected: Rejected | None = None
     coordinates: bool = False
     screen: ScreenRef | None = None
     report: TaskReport | None = None
@@ -124,18 +126,19 @@ class Toolbox:
         try:
             raw = call.parsed_arguments()
         except ValueError as exc:
-            return self._failed(call.name, {"_raw": call.arguments[:500]}, str(exc))
+            return self._failed(call.name, {"_raw": call.arguments[:500]}, str(exc), rejected="not_json")
         if call.name in self._local:
             return self._run_local(call.name, raw)
         if call.name not in self._run:
-            return self._failed(call.name, raw, f"unknown tool {call.name!r} (tools: {', '.join(TOOL_NAMES)})")
+            tools = ", ".join([*TOOL_NAMES, *self._local])
+            return self._failed(call.name, raw, f"unknown tool {call.name!r} (tools: {tools})", rejected="unknown_tool")
         try:
             args = argument_model(call.name).model_validate(raw)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
             )
-            return self._failed(call.name, raw, f"invalid arguments: {problems}")
+            return self._failed(call.name, raw, f"invalid arguments: {problems}", rejected="invalid_arguments")
         counted = args.model_dump(mode="json", exclude_defaults=True)  # as a success would count it
         try:
             return self._run[call.name](args)
@@ -151,7 +154,7 @@ class Toolbox:
         except Exception as exc:
             return self._failed(name, raw, f"{type(exc).__name__}: {str(exc) or 'no detail'}")
 
-    def _failed(self, tool: str, args: dict[str, Any], error: str) -> ToolOutcome:
+    def _failed(self, tool: str, args: dict[str, Any], error: str, *, rejected: Rejected | None = None) -> ToolOutcome:
         error = redact_text(" ".join(error.split()), self._secrets)[:_ERROR_CHARS]
         return ToolOutcome(
             tool=tool,
@@ -159,7 +162,9 @@ class Toolbox:
             ok=False,
             text=f"ERROR: {error}",
             error=error,
-            state_changing=default_state_changing(tool),
+            # a call that never reached the phone changed nothing: an error, never a repeated action
+            state_changing=rejected is None and default_state_changing(tool),
+            rejected=rejected,
         )
 
     def _done(self, tool: str, args: BaseModel, text: str, **fields: Any) -> ToolOutcome:
