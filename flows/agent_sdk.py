@@ -1,5 +1,6 @@
 """The phone agent from a script: `run_agent(...)` starts a `run-agent` flow run on pool
-`phones` and follows it to its end, synchronously; `resume_agent(...)` goes on with a run.
+`phones` and follows it to its end, synchronously; `resume_agent(...)` goes on with a run;
+`run_designer(...)` does the same for a designer run (`design-task`).
 
 ```python
 from flows.agent_sdk import run_agent
@@ -20,7 +21,9 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from flows import runtime
 from flows.agent_launch import PrefectAgentLauncher
+from flows.memory_launch import PrefectMemoryLauncher
 from rlauto_core.agent.events import RESUMABLE, AgentEvent, EventLog, Outcome, RunView
 from rlauto_core.agent.launch import LaunchedAgentRun
 from rlauto_core.agent.run import ModelChoice
@@ -125,3 +128,23 @@ def resume_agent(
     if on_launch is not None:
         on_launch(launched)
     return follow(launcher, launched, on_event, start=start)
+
+
+def run_designer(
+    description: str,
+    serial: str,
+    *,
+    model: ModelChoice | None = None,
+    storage_url: str | None = None,
+    on_event: OnEvent | None = None,
+    on_launch: Callable[[LaunchedAgentRun], None] | None = None,
+) -> AgentRunOutcome:
+    """Start a designer run (the `design-task` deployment, the same flow and slots as the
+    dashboard's Designer page) on the phone `serial` and wait for its end; a valid draft is then
+    the latest draft, waiting for a person to confirm it."""
+    launcher = _launcher(storage_url)
+    flow_run_id = PrefectMemoryLauncher(launcher.storage_url).start_design(serial, description, model)
+    launched = LaunchedAgentRun(run_id=flow_run_id, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id))
+    if on_launch is not None:
+        on_launch(launched)
+    return follow(launcher, launched, on_event)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from flows import runtime
+from rlauto_core.agent.run import ModelChoice
 from rlauto_core.errors import ConfigError
 
 DESIGN_DEPLOYMENT = "design-task/design-task"
@@ -39,10 +40,11 @@ class PrefectMemoryLauncher:
     def __init__(self, storage_url: str) -> None:
         self.storage_url = storage_url
 
-    def start_design(self, serial: str, description: str) -> str:
+    def start_design(self, serial: str, description: str, model: ModelChoice | None = None) -> str:
         if not serial.strip() or not description.strip():
             raise ConfigError("a designer run needs the phone's serial and a description of the automation")
-        parameters = {"serial": serial.strip(), "description": description, "storage_url": self.storage_url}
+        parameters = {"serial": serial.strip(), "description": description, "storage_url": self.storage_url,
+                      "model": model.model_dump(mode="json") if model else None}  # fmt: skip
         return start_deployment(DESIGN_DEPLOYMENT, parameters)
 
     def run_task(self, name: str, steps: list[dict[str, Any]], serial: str) -> str:

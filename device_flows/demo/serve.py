@@ -7,6 +7,7 @@ it). It binds 127.0.0.1 only. On SIGTERM or Ctrl-C it closes its sockets and exi
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -53,6 +54,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     with server:
-        print(f"demo phone {phone.serial} on the ADB server 127.0.0.1:{server.port}", flush=True)
+        print(f"demo phone {phone.serial} on the ADB server 127.0.0.1:{server.port} (pid {os.getpid()})", flush=True)
         stop.wait()
     return 0

@@ -15,6 +15,7 @@ from flows.cli.app import app, fail
 if TYPE_CHECKING:
     from rlauto_core.agent.events import AgentEvent
     from rlauto_core.agent.launch import LaunchedAgentRun
+    from rlauto_core.agent.run import ModelChoice
 
 agent_app = typer.Typer(help="The phone agent.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
@@ -63,7 +64,23 @@ def policy_command(
     typer.echo(f"re-routes at lines: {reroutes}")
 
 
-def _line(event: AgentEvent) -> str | None:
+def model_choice(
+    model: str | None, base_url: str | None, api_mode: str | None, key_secret: str | None
+) -> ModelChoice | None:
+    """The model options as a run's choice (None when none is given); a bad one exits 2 naming it."""
+    from pydantic import ValidationError
+
+    from rlauto_core.agent.run import ModelChoice
+
+    try:
+        choice = ModelChoice(model=model, base_url=base_url, api_mode=api_mode, key_secret=key_secret)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
+    return choice if choice.given else None
+
+
+def event_line(event: AgentEvent) -> str | None:
     """One line per event a person follows in a terminal (heartbeats and model calls are quiet)."""
     from rlauto_core.agent.events import (
         PolicyApplied,
@@ -125,26 +142,16 @@ def run_command(
     Exit 0 when the run completed, 1 when it ended otherwise (paused, budget_exhausted, stopped,
     failed, chat_ended: see the answer), 2 when it could not start (a busy phone, another agent
     run, no deployment, bad input). Ctrl-C stops the run (resumable)."""
-    from pydantic import ValidationError
-
     from flows.agent_sdk import AgentRunOutcome, resume_agent, run_agent
-    from rlauto_core.agent.run import ModelChoice
     from rlauto_core.errors import RlautoError
 
     if resume is None and (not instruction.strip() or not device.strip()):
         fail("give an INSTRUCTION and --device SERIAL (or --resume RUN)")
-    try:
-        choice: ModelChoice | None = ModelChoice(
-            model=model, base_url=base_url, api_mode=api_mode, key_secret=key_secret
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
-    choice = choice if choice is not None and choice.given else None
+    choice = model_choice(model, base_url, api_mode, key_secret)
     launched: list[LaunchedAgentRun] = []
 
     def show(event: AgentEvent) -> None:
-        line = _line(event)
+        line = event_line(event)
         if line is not None and not as_json:
             typer.echo(line)
 

@@ -1,5 +1,6 @@
 """`rlauto up` / `rlauto down`: a local Prefect server, a worker on pool `rlauto` and the review
-dashboard, for people who want the UI; `rlauto status JOB`: a job's items."""
+dashboard, for people who want the UI (with `--phones`, also pool `phones`, the device
+deployments and a phones worker); `rlauto status JOB`: a job's items."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,6 +18,7 @@ import typer
 from flows import stack_procs
 from flows.cli.app import app, fail, load_settings
 from flows.cli.dashboard_cmd import dashboard_argv
+from flows.cli.phone_cmd import stop_demo
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,6 +65,9 @@ def up_command(
     dashboard_port: Annotated[int, typer.Option(help="Review dashboard port.")] = 8501,
     workers: Annotated[int, typer.Option(help="Process workers on pool rlauto.")] = 1,
     no_dashboard: Annotated[bool, typer.Option("--no-dashboard", help="Skip the dashboard.")] = False,
+    phones: Annotated[
+        bool, typer.Option("--phones", help="Also pool `phones`, the device deployments and a phones worker.")
+    ] = False,
     database: Annotated[
         str | None,
         typer.Option(
@@ -69,11 +75,15 @@ def up_command(
         ),
     ] = None,
 ) -> None:
-    """Start a local Prefect server, deploy the flows, start workers and the dashboard."""
+    """Start a local Prefect server, deploy the flows, start workers and the dashboard; with
+    `--phones` also the phone host's part: pool `phones`, run-agent, design-task and the other
+    device deployments, and a worker on it (this machine is the phone host)."""
     from flows import runtime
 
     if runtime.local_stack() is not None:
         fail(f"a local stack is already up ({runtime.stack_file()}); run `rlauto down` first")
+    if phones and (find_spec("adbutils") is None or find_spec("uiautomator2") is None):
+        fail("--phones needs the phone tools: pip install -e '.[device]'")
     home = runtime.data_dir() / "prefect"
     home.mkdir(parents=True, exist_ok=True)
     api_url = f"http://127.0.0.1:{port}/api"
@@ -112,6 +122,18 @@ def up_command(
     if deploy.returncode != 0:
         _stop_all(stack)
         fail(f"deploying the flows failed: {deploy.stderr.strip()[-500:] or deploy.stdout.strip()[-500:]}")
+    if phones:
+        deployed = subprocess.run(["bash", str(REPO / "infra" / "deploy-phones.sh")], cwd=REPO, env=client_env,
+                                  capture_output=True, text=True)  # fmt: skip
+        if deployed.returncode != 0:
+            _stop_all(stack)
+            fail(f"deploying the device flows failed: {(deployed.stderr.strip() or deployed.stdout.strip())[-500:]}")
+        worker = [sys.executable, "-m", "prefect", "worker", "start", "--pool", "phones", "--name", "local-phones"]
+        stack["processes"].append(
+            stack_procs.spawn("phones-worker", worker, logs / "phones-worker.log", client_env, REPO)
+        )
+        stack["phones"] = True
+        _save(stack)
     for n in range(max(workers, 1)):
         stack["processes"].append(
             stack_procs.spawn(
@@ -140,15 +162,21 @@ def up_command(
     typer.echo(f"Database:    {stack['database']}")
     if not no_dashboard:
         typer.echo(f"Dashboard:   {stack['dashboard_url']}")
+    if phones:
+        typer.echo("Phones:      pool phones, a worker on it; run-agent, design-task, run-steps deployed")
+        typer.echo("             no phone? `rlauto phone demo` starts the demo phone")
     typer.echo(f"Logs:        {logs}")
 
 
 @app.command("down")
 def down_command() -> None:
-    """Stop what `rlauto up` started (only processes that are still the ones it started), and
-    wait until they have ended."""
+    """Stop what `rlauto up` started (only processes that are still the ones it started) and the
+    demo phone, and wait until they have ended."""
     from flows import runtime
 
+    demo = stop_demo()
+    if demo is not None:
+        typer.echo("demo phone stopped" if not demo.still_running else "the demo phone is still running")
     path = runtime.stack_file()
     if not path.is_file():
         typer.echo("no local stack is recorded")

@@ -4,10 +4,14 @@ rated again; deleting needs a person's confirmation."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from flows.cli import app
+from flows.memory import audit_experience
 from rlauto_core.errors import ConfigError
 from rlauto_core.memory import AuditFailed, ExperienceLibrary, audit_experiences, memory_client
 from rlauto_core.store.storage import FsspecStorage
@@ -146,3 +150,26 @@ def test_duckdb_reads_the_libraries_as_tables(storage: FsspecStorage) -> None:
         ("Write the note 'Pay rent'", 1, None),
     ]
     assert actions == [("write a note", 4)]
+
+
+@pytest.mark.prefect
+@pytest.mark.slow  # a flow run on the session server
+def test_an_empty_library_needs_no_model_from_the_cli_and_the_flow_alike(
+    prefect_api_url: str, storage: FsspecStorage, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No key anywhere: the CLI and the daily flow both audit the empty library, exit 0 / complete,
+    with the same summary; with a recipe in it, both refuse with the same reason."""
+    monkeypatch.delenv("AGENT_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env from the checkout
+    runner = CliRunner()
+    cli = runner.invoke(app, ["experience", "audit", "--storage", storage.url, "--json"], env={"AGENT_API_KEY": ""})
+    assert cli.exit_code == 0, cli.stderr
+    flow = audit_experience(storage_url=storage.url)
+    assert json.loads(cli.stdout) == flow.model_dump(mode="json") and flow.recipes == 0
+    text = runner.invoke(app, ["experience", "audit", "--storage", storage.url], env={"AGENT_API_KEY": ""})
+    assert text.stdout.strip() == "audited 0 recipes: the library is empty (no model needed)"
+    _library(storage)
+    refused = runner.invoke(app, ["experience", "audit", "--storage", storage.url], env={"AGENT_API_KEY": ""})
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: no model for the audit: set AGENT_API_KEY")
+    with pytest.raises(ConfigError, match="no model for the audit: set AGENT_API_KEY"):
+        audit_experience(storage_url=storage.url)

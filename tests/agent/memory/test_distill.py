@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import logging
 
+import adbutils
 import pytest
 
 from rlauto_core.agent.events import MemoryDistilled, RunEnded
 from rlauto_core.memory import ActionLibrary, ExperienceLibrary, recipe_problem
 from rlauto_core.memory.prompts import EXAMPLE_RECIPE, FIELD_HINTS
+from rlauto_core.memory.quality import COPY_SIMILARITY, copied
+from tests.agent.conftest import SERIAL
 from tests.agent.memory.answers import OPEN_NOTES, RECIPE, WRITE_A_NOTE, cut_inside_last_action, distillation
 from tests.agent.memory.conftest import Brain, MakeMemoryLoop
-from tests.agent.scripts import WRITE_NOTE, turn
+from tests.agent.scripts import WRITE_NOTE, call, completion, turn
 from tests.fakes.llm_server import FakeLlmServer
 
 INSTRUCTION = "Write the note 'Call Alice' and deliver a screenshot of it"
@@ -101,6 +104,45 @@ REFUSED = [
 def test_the_quality_gate_names_why_a_recipe_is_refused(text: str, reason: str) -> None:
     problem = recipe_problem(text, EXAMPLE_RECIPE, FIELD_HINTS)
     assert problem is not None and problem.startswith(reason), problem
+
+
+# a correct recipe for the demo phone's Wi-Fi switch: the gate once refused it as a "copy" of
+# the prompt's example, then about Wi-Fi (bigram similarity 0.74 with that example)
+WIFI_RECIPE = (
+    "1. Open Settings (package com.android.settings).\n"
+    "2. Tap the Wi-Fi switch (description 'Wi-Fi') to switch Wi-Fi on.\n"
+    "3. Check that the Wi-Fi switch reads checked before reporting completion."
+)
+
+
+def test_the_copy_check_compares_the_examples_text_not_its_topic() -> None:
+    assert copied(EXAMPLE_RECIPE, EXAMPLE_RECIPE) == 1.0
+    assert copied("\n".join(reversed(EXAMPLE_RECIPE.splitlines())), EXAMPLE_RECIPE) == 1.0  # reordered: a copy
+    assert recipe_problem(WIFI_RECIPE, EXAMPLE_RECIPE, FIELD_HINTS) is None
+    assert copied(WIFI_RECIPE, EXAMPLE_RECIPE) < 0.6 and copied(RECIPE, EXAMPLE_RECIPE) < 0.6
+    # even against an example on its own topic, a recipe in its own words is not a copy
+    wifi_example = "1. Open Settings (package com.android.settings).\n2. Switch 'Wi-Fi' on.\n3. Check it reads On."
+    own_words = "1. Start com.android.settings.\n2. Tap the Wi-Fi switch.\n3. Make sure the switch shows it is on."
+    assert copied(own_words, wifi_example) < COPY_SIMILARITY
+
+
+def test_a_real_wi_fi_recipe_is_learned_from_a_run_on_the_demo_phones_settings(
+    make_memory_loop: MakeMemoryLoop, fake_llm: FakeLlmServer, adb_client: adbutils.AdbClient
+) -> None:
+    wifi = [
+        turn(call("app_start", package="com.android.settings")),
+        turn(call("tap", description="Wi-Fi")),
+        turn(call("save_screenshot", name="wifi")),
+        turn(completion("files/wifi.jpg", summary="Wi-Fi is on")),
+    ]
+    brain = Brain(turns=wifi, memory=[{"json": distillation(WIFI_RECIPE, title="Turn on Wi-Fi")}])
+    fake_llm.script("agent", brain)
+    harness = make_memory_loop()
+    assert harness.loop.start("run-wifi", "Turn on Wi-Fi").outcome == "completed"
+    assert adb_client.device(SERIAL).shell("settings get global wifi_on").strip() == "1"  # read back from the phone
+    card = harness.events("run-wifi")[-2]
+    assert isinstance(card, MemoryDistilled) and card.problems == [] and card.recipe_id is not None
+    assert [(r.title, r.recipe) for r in ExperienceLibrary(harness.storage).all()] == [("Turn on Wi-Fi", WIFI_RECIPE)]
 
 
 def test_the_quality_gate_lets_a_real_recipe_through() -> None:
