@@ -28,6 +28,8 @@ def summary_markdown(summary: AuditSummary) -> str:
         f"- kept by a person, not rated again: {summary.kept_by_person}",
         f"- unrated: {len(summary.unrated)}",
         *(f"- problem: {redact_text(p)[:300]}" for p in summary.problems),
+        f"- memory files skipped (runs never get them): {len(summary.skipped)}",
+        *(f"  - `{redact_text(path)[:300]}`" for path in summary.skipped),
     ]
     return "\n".join(lines)
 

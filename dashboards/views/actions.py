@@ -104,8 +104,8 @@ def render(storage: Storage, redactor: Redactor) -> None:
         st.success(flash)
     library = ActionLibrary(storage)
     actions = library.all()
-    for path in library.unreadable[:5]:
-        st.warning(f"Not a readable record, skipped: {redactor.markdown(path)}")
+    for skipped in library.skipped[:5]:
+        st.warning(f"Skipped, runs never get it: {redactor.markdown(skipped)}")
     _new(library, redactor)
     if not actions:
         st.info("No actions yet: a completed agent run teaches some, or create one above.")

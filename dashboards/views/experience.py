@@ -91,6 +91,21 @@ def _decide(library: ExperienceLibrary, view: ExperienceView, redactor: Redactor
         st.rerun()
 
 
+def _deletions(library: ExperienceLibrary, redactor: Redactor) -> None:
+    deleted = library.deletions()
+    if not deleted:
+        return
+    with st.expander(f"Deleted recipes ({len(deleted)})"):
+        for gone in deleted[:50]:
+            audit = (
+                f"; the audit said {gone.audit_suggestion} ({gone.audit_score}/10): {gone.audit_reason}"
+                if gone.audit_suggestion
+                else ""
+            )
+            st.markdown(redactor.markdown(f"{gone.experience.title}: deleted by {gone.deleted_by} at "
+                                          f"{gone.deleted_at:%Y-%m-%d %H:%M} UTC{audit}"))  # fmt: skip
+
+
 def render(storage: Storage, redactor: Redactor, memory: MemoryLauncher) -> None:
     st.header("Experience library")
     st.caption("Recipes the phone agent learned from runs that completed; similar tasks get the best two.")
@@ -102,6 +117,7 @@ def render(storage: Storage, redactor: Redactor, memory: MemoryLauncher) -> None
     for path in library.unreadable[:5]:
         st.warning(f"Not a readable record, skipped: {redactor.markdown(path)}")
     _audit_button(memory, redactor)
+    _deletions(library, redactor)
     if not views:
         st.info("No recipes yet: a completed agent run teaches one.")
         return

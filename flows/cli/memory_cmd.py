@@ -103,6 +103,8 @@ def audit_command(storage_url: StorageOption = None, as_json: JsonOption = False
     typer.echo(summary.line())
     for problem in summary.problems:
         typer.echo(f"  problem: {problem}")
+    for path in summary.skipped:
+        typer.echo(f"  skipped: {path}")
 
 
 def _refuse(file: Path, problems: list[str], as_json: bool) -> None:

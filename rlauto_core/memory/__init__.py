@@ -18,14 +18,14 @@ from rlauto_core.memory.experience import (
     RECALL_THRESHOLD,
     AuditMark,
     Experience,
+    ExperienceDeletion,
     ExperienceLibrary,
     ExperienceView,
     Recalled,
 )
 from rlauto_core.memory.quality import recipe_problem
 from rlauto_core.memory.recall import MemoryRecall
-from rlauto_core.memory.salvage import Salvaged, salvage
-from rlauto_core.memory.similarity import containment, dice
+from rlauto_core.memory.similarity import dice
 
 __all__ = [
     "ACTION_KINDS",
@@ -43,19 +43,17 @@ __all__ = [
     "AuditSummary",
     "Distiller",
     "Experience",
+    "ExperienceDeletion",
     "ExperienceLibrary",
     "ExperienceView",
     "MemoryRecall",
     "Recalled",
-    "Salvaged",
     "audit_client",
     "audit_experiences",
     "audit_library",
     "check_action",
-    "containment",
     "dice",
     "memory_client",
     "memory_endpoint",
     "recipe_problem",
-    "salvage",
 ]

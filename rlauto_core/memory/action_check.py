@@ -5,7 +5,8 @@ An action is `{"name", "aliases"?, "steps"}`: a name and at most 8 aliases (1-80
 control characters), and 1-4 steps of the step model (`rlauto_core.steps`) with every required
 parameter (a click needs a selector). Allowed kinds are the 21 step kinds minus `click_xy`,
 `keep_screen` and `gesture`. No coordinate anywhere: no `x`/`y`, points or bounds, no xpath on
-`@bounds`, no `input tap|swipe` shell command. Coordinates break on another screen size or
+`@bounds`, no shell command that touches coordinates (`input tap|swipe|roll|...`, `sendevent`,
+however quoted). Coordinates break on another screen size or
 layout; a selector is what makes an action reusable. Every problem is named, not just the first.
 """
 
@@ -30,7 +31,12 @@ MAX_ALIASES = 8
 MAX_NAME_CHARS = 80
 _KEYS = ("name", "aliases", "steps")
 _COORDINATE_KEYS = frozenset({"x", "y", "x1", "y1", "x2", "y2", "points", "bounds", "coordinates", "position"})
-_SHELL_TOUCH = re.compile(r"(?i)\binput\b.*\b(tap|swipe|draganddrop|motionevent|press\s+\d)")
+# `input [-d DISPLAY] [SOURCE] COMMAND ...` with a command that touches a place, and `sendevent`
+_SHELL_TOUCH = re.compile(
+    r"(?i)\bsendevent\b|\binput\s+(?:-d\s+\S+\s+)?(?:(?:touchscreen|touchpad|touchnavigation|mouse|trackball|stylus"
+    r"|joystick|gamepad|dpad|keyboard|rotaryencoder)\s+)?(?:tap|swipe|draganddrop|motionevent|roll|press)\b"
+)
+_SHELL_QUOTING = re.compile(r"[\"'\\]")  # `in"put" t\ap` is still `input tap` to the shell
 _MAX_DEPTH = 12
 _SHOWN_STEPS = 10
 
@@ -72,8 +78,8 @@ def _coordinates(value: Any, depth: int = 0) -> str | None:
                 return f"coordinates ({key}) are not allowed in an action: find the element by a selector"
             if key == "xpath" and isinstance(item, str) and "@bounds" in item:
                 return "an xpath on @bounds is a coordinate: select by text, resourceId or description"
-            if key == "command" and isinstance(item, str) and _SHELL_TOUCH.search(item):
-                return "a shell `input tap/swipe` command taps coordinates: use a click step with a selector"
+            if key == "command" and isinstance(item, str) and _SHELL_TOUCH.search(_SHELL_QUOTING.sub("", item)):
+                return "a shell command touching coordinates (input tap/swipe, sendevent): use a click step with a selector"
             found = _coordinates(item, depth + 1)
             if found:
                 return found

@@ -2,7 +2,9 @@
 their element locators, distilled from successful steps or written by a person.
 
 Every save goes through `check_action` (distillation, a manual edit, a new action alike), so a
-coordinate is refused wherever it comes from. An action with the same name (normalised) as a
+coordinate is refused wherever it comes from; so does every load: a file edited by hand into
+something a save would refuse (coordinates, 6 steps) is skipped and named in `refused`, never
+recalled, listed or injected into a prompt. An action with the same name (normalised) as a
 stored one replaces its steps and adds its aliases. Recall matches an action's name or an alias
 inside the instruction: as a substring, or when at least `ACTION_MATCH` of the name's bigrams
 are in the instruction (`similarity.containment`); at most `MAX_RECALLED_ACTIONS`, best first.
@@ -11,6 +13,7 @@ are in the instruction (`similarity.containment`); at most `MAX_RECALLED_ACTIONS
 from __future__ import annotations
 
 import hashlib
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +25,7 @@ from rlauto_core.memory.action_check import ActionSpec, check_action
 from rlauto_core.memory.similarity import containment, contains, normalised
 from rlauto_core.store.storage import Storage
 
+log = logging.getLogger("rlauto.agent.memory")
 ACTIONS_DIR = "agent/memory/actions"
 ACTION_MATCH = 0.6
 MAX_RECALLED_ACTIONS = 3
@@ -82,16 +86,34 @@ def _score(instruction: str, label: str) -> float:
 class ActionLibrary:
     def __init__(self, storage: Storage) -> None:
         self.records = RecordDir(storage, ACTIONS_DIR, Action)
+        self.refused: list[str] = []  # `path: problems` of the files the last listing skipped
 
     @property
     def unreadable(self) -> list[str]:
         return self.records.unreadable
 
+    @property
+    def skipped(self) -> list[str]:
+        """Every file the last listing skipped, with why: not a record, or refused by the check."""
+        return [f"{path}: not a readable record" for path in self.unreadable] + self.refused
+
     def all(self) -> list[Action]:
-        return sorted(self.records.all(), key=lambda a: normalised(a.name))
+        """The stored actions that pass `check_action` now; the others are skipped and named."""
+        self.refused = []
+        kept = []
+        for path, action in self.records.entries():
+            problems = check_action(action.spec()).problems
+            if problems:
+                self.refused.append(f"{path}: {'; '.join(problems)}"[:1000])
+                log.warning("%s: skipped, an action a save would refuse: %s", path, "; ".join(problems)[:300])
+            else:
+                kept.append(action)
+        return sorted(kept, key=lambda a: normalised(a.name))
 
     def get(self, action_id: str) -> Action | None:
-        return self.records.load(action_id)
+        """The action, unless its file is missing or no longer passes the check."""
+        action = self.records.load(action_id)
+        return action if action is not None and check_action(action.spec()).ok else None
 
     def save(self, data: Any, run_id: str | None = None) -> Action:
         """Check and store an action (ActionRefused naming each problem otherwise)."""

@@ -17,6 +17,7 @@ from rlauto_core.errors import RlautoError
 from rlauto_core.llm.json_answers import request_json
 from rlauto_core.llm.types import Message, ModelClient, TokenUsage
 from rlauto_core.memory import prompts as mp
+from rlauto_core.memory.actions import ActionLibrary
 from rlauto_core.memory.experience import ExperienceLibrary
 from rlauto_core.store.storage import Storage
 
@@ -52,14 +53,17 @@ class AuditSummary(BaseModel):
     kept_by_person: int = 0
     unrated: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
+    # memory files a run never gets: not readable records, or actions a save would refuse
+    skipped: list[str] = Field(default_factory=list)
     usage: TokenUsage = Field(default_factory=TokenUsage)
 
     def line(self) -> str:
+        skipped = f"; {len(self.skipped)} memory file(s) skipped" if self.skipped else ""
         if self.recipes == 0:
-            return "audited 0 recipes: the library is empty (no model needed)"
+            return f"audited 0 recipes: the library is empty (no model needed){skipped}"
         return (
             f"audited {self.rated} of {self.recipes} recipes: {len(self.suggested_delete)} suggested for deletion, "
-            f"{self.kept_by_person} kept by a person (not rated), {len(self.unrated)} unrated"
+            f"{self.kept_by_person} kept by a person (not rated), {len(self.unrated)} unrated{skipped}"
         )
 
 
@@ -72,12 +76,19 @@ def audit_library(
 ) -> AuditSummary:
     """The audit as every entry point runs it (the flow, the CLI, the dashboard's button): an
     empty library needs no model, so `open_client` (which may refuse: no key) is not even
-    called; otherwise every recipe not kept by a person is rated."""
-    if not ExperienceLibrary(storage).all():
+    called; otherwise every recipe not kept by a person is rated. Either way the summary names
+    the memory files runs never get (`skipped`: unreadable, or actions a save would refuse)."""
+    experiences, actions = ExperienceLibrary(storage), ActionLibrary(storage)
+    recipes = experiences.all()
+    actions.all()
+    skipped = [f"{path}: not a readable record" for path in experiences.unreadable] + actions.skipped
+    if not recipes:
         log.info("experience audit: the library is empty, nothing to rate (no model needed)")
-        return AuditSummary()
+        return AuditSummary(skipped=skipped)
     with open_client() as client:
-        return audit_experiences(storage, client, batch=batch)
+        summary = audit_experiences(storage, client, batch=batch)
+    summary.skipped = skipped
+    return summary
 
 
 def audit_experiences(storage: Storage, client: ModelClient, *, batch: int = AUDIT_BATCH) -> AuditSummary:

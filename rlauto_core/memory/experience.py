@@ -27,6 +27,7 @@ log = logging.getLogger("rlauto.agent.memory")
 # (Chinese) to 0.90, different tasks 0.00-0.44; 0.45 sits between the two.
 EXPERIENCES_DIR = "agent/memory/experiences"
 AUDIT_DIR = "agent/memory/experience_audit"
+DELETIONS_DIR = "agent/memory/experience_deletions"
 RECALL_THRESHOLD = 0.45
 MAX_RECALLED = 2
 MAX_INSTRUCTION_CHARS = 2000
@@ -67,6 +68,18 @@ class AuditMark(BaseModel):
         return self.suggestion == "delete" and self.decision is None
 
 
+class ExperienceDeletion(BaseModel):
+    """A recipe a person deleted: what it was, who confirmed it, when, and what the audit said."""
+
+    experience: Experience
+    deleted_by: str
+    deleted_at: datetime = Field(default_factory=_now)
+    audit_suggestion: Literal["keep", "delete"] | None = None
+    audit_score: int | None = None
+    audit_reason: str = ""
+    audit_model: str | None = None
+
+
 class ExperienceView(BaseModel):
     experience: Experience
     mark: AuditMark | None = None
@@ -86,10 +99,11 @@ class ExperienceLibrary:
     def __init__(self, storage: Storage) -> None:
         self.recipes = RecordDir(storage, EXPERIENCES_DIR, Experience)
         self.marks = RecordDir(storage, AUDIT_DIR, AuditMark)
+        self.deleted = RecordDir(storage, DELETIONS_DIR, ExperienceDeletion)
 
     @property
     def unreadable(self) -> list[str]:
-        return self.recipes.unreadable + self.marks.unreadable
+        return self.recipes.unreadable + self.marks.unreadable + self.deleted.unreadable
 
     def add(self, instruction: str, title: str, recipe: str, run_id: str | None = None) -> Experience:
         """Store a recipe (already through the quality gate); the same recipe for the same task
@@ -164,12 +178,27 @@ class ExperienceLibrary:
 
     def delete(self, record_id: str, confirmed_by: str) -> bool:
         """Delete a recipe and its mark: only after a person confirmed it (the dashboard's
-        "Confirm delete"), never from the audit; the log says who."""
+        "Confirm delete"), never from the audit. What was deleted is kept apart with who
+        confirmed it, when, and the audit's suggestion and reason (`deletions()`)."""
         who = confirmed_by.strip()
         if not who:
             raise ConfigError(f"deleting experience {record_id} needs the name of the person who confirms it")
-        deleted = self.recipes.delete(record_id)
+        recipe = self.recipes.load(record_id)
+        if recipe is None:
+            return False
+        mark = self.marks.load(record_id)
+        deletion = ExperienceDeletion(experience=recipe, deleted_by=who[:200])
+        if mark is not None:
+            deletion.audit_suggestion, deletion.audit_score = mark.suggestion, mark.score
+            deletion.audit_reason, deletion.audit_model = mark.reason, mark.model
+        self.deleted.save(record_id, deletion)  # first: a deletion is never lost between two writes
+        self.recipes.delete(record_id)
         self.marks.delete(record_id)
-        if deleted:
-            log.info("experience %s deleted, confirmed by %s", record_id, who[:200])
-        return deleted
+        log.info(
+            "experience %s deleted, confirmed by %s (audit: %s)", record_id, who[:200], deletion.audit_reason[:200]
+        )
+        return True
+
+    def deletions(self) -> list[ExperienceDeletion]:
+        """Every confirmed deletion, newest first."""
+        return sorted(self.deleted.all(), key=lambda d: d.deleted_at, reverse=True)

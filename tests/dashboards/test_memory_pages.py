@@ -89,6 +89,27 @@ def test_a_recipe_is_deleted_only_after_delete_then_confirm(storage: FsspecStora
     assert library.get(ids[1]) is None and library.mark(ids[1]) is None
     assert "Deleted: Write a note again" in texts(at, "success")
     assert [e.id for e in library.all()] == [ids[0], ids[2]]
+    # who confirmed it, when, and why the audit suggested it are kept, and shown
+    [gone] = library.deletions()
+    assert (gone.experience.id, gone.deleted_by, gone.audit_suggestion, gone.audit_reason) == (
+        ids[1], "Ann", "delete", "a copy of the first recipe")  # fmt: skip
+    assert storage.exists(f"agent/memory/experience_deletions/{ids[1]}.json")
+    shown = " ".join(texts(at, "markdown"))
+    assert "Write a note again: deleted by Ann at " in shown and "the audit said delete (2/10): a copy" in shown
+
+
+def test_an_action_file_edited_by_hand_past_the_rules_is_named_on_the_actions_page(storage: FsspecStorage) -> None:
+    library = ActionLibrary(storage)
+    saved = library.save({"name": "open notes", "steps": STEPS})
+    path = f"agent/memory/actions/{saved.id}.json"
+    edited = json.loads(storage.read_bytes(path))
+    edited["steps"] = [*STEPS, {"kind": "shell", "command": "input tap 540 1200"}]
+    storage.write_bytes(path, json.dumps(edited).encode())
+    at = page(storage, "Actions")
+    assert not at.exception
+    warning = next(w for w in texts(at, "warning") if path in w)
+    assert "Skipped, runs never get it" in warning and "a shell command touching coordinates" in warning
+    assert any("No actions yet" in i for i in texts(at, "info"))
 
 
 def test_confirm_delete_without_a_name_is_refused(storage: FsspecStorage) -> None:

@@ -62,14 +62,18 @@ class RecordDir(Generic[M]):
         return self._read(self.path(record_id))
 
     def all(self) -> list[M]:
+        return [record for _path, record in self.entries()]
+
+    def entries(self) -> list[tuple[str, M]]:
+        """(path, record) of every readable record; the others named in `unreadable`."""
         self.unreadable = []
-        out: list[M] = []
+        out: list[tuple[str, M]] = []
         for path in self.storage.list(self.folder):
             if not path.startswith(self.folder + "/") or not path.endswith(".json"):
                 continue
             record = self._read(path)
             if record is not None:
-                out.append(record)
+                out.append((path, record))
         return out
 
     def save(self, record_id: str, record: M) -> None:

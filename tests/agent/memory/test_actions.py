@@ -41,7 +41,10 @@ def test_the_allowed_kinds_are_the_step_kinds_but_three() -> None:
         ),
         ({"kind": "keep_screen", "on": True}, "step 1 (keep_screen): not allowed in an action"),
         ({"kind": "gesture", "gesture": {"points": [[1, 2, 0]]}}, "step 1 (gesture): not allowed in an action"),
-        ({"kind": "shell", "command": "input tap 540 1200"}, "shell `input tap/swipe` command taps coordinates"),
+        ({"kind": "shell", "command": "input tap 540 1200"}, "a shell command touching coordinates"),
+        ({"kind": "shell", "command": "sendevent /dev/input/event2 3 53 540"}, "a shell command touching coordinates"),
+        ({"kind": "shell", "command": "sh -c 'in\\put touchscreen sw\"ipe\" 1 2 3 4'"}, "a shell command touching"),
+        ({"kind": "shell", "command": "input -d 0 roll 3 4"}, "a shell command touching coordinates"),
         (
             {"kind": "click", "selector": {"xpath": "//*[@bounds='[0,0][10,10]']"}},
             "an xpath on @bounds is a coordinate",
@@ -54,6 +57,7 @@ def test_the_allowed_kinds_are_the_step_kinds_but_three() -> None:
     ],
 )
 def test_a_step_an_action_may_not_hold_is_named(step: Any, problem: str) -> None:
+    """Every case fails on its own: no other step is in the action."""
     check = check_action({"name": "act", "steps": [step]})
     assert not check.ok and check.action is None
     assert any(p.startswith(problem) or problem in p for p in check.problems), check.problems

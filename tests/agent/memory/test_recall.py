@@ -222,3 +222,58 @@ def test_a_broken_library_never_stops_a_run(make_memory_loop: MakeMemoryLoop, fa
     recall.recall("x")
     assert recall.experiences.unreadable == ["agent/memory/experiences/exp-broken.json"]
     assert recall.actions.unreadable == ["agent/memory/actions/act-huge.json"]
+
+
+def _actions_in(system: str) -> list[str]:
+    section = system.split("## Reusable actions", 1)[1] if "## Reusable actions" in system else ""
+    return [line[2:].split(":", 1)[0] for line in section.splitlines() if line.startswith("- ")]
+
+
+def test_at_most_three_actions_reach_the_prompt_however_many_match(
+    make_memory_loop: MakeMemoryLoop, fake_llm: FakeLlmServer
+) -> None:
+    harness = make_memory_loop(distil=False)
+    library = ActionLibrary(harness.storage)
+    names = ["open notes", "new note", "save note", "note list", "write note"]
+    for name in names:  # every name is inside the instruction: all five match
+        library.save({"name": name, "steps": [{"kind": "app_start", "package": PACKAGE}]})
+    brain = Brain(turns=[turn(call("report_task", kind="completion", summary="ok", checked=["x"], evidence=["y"]))])
+    fake_llm.script("agent", brain)
+    instruction = "open notes, new note, write note 'x', save note, back to the note list"
+    assert harness.loop.start("run-3", instruction).outcome == "completed"
+    injected = _actions_in(_system(brain.turn_requests[0]))
+    assert len(injected) == 3 and set(injected) < set(names)
+
+
+def test_an_action_edited_by_hand_past_the_rules_never_reaches_a_run_the_cli_or_the_audit(
+    make_memory_loop: MakeMemoryLoop, fake_llm: FakeLlmServer
+) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from rlauto_core.memory import audit_library
+
+    harness = make_memory_loop(distil=False)
+    storage = harness.storage
+    library = ActionLibrary(storage)
+    four = [{"kind": "app_start", "package": PACKAGE}, {"kind": "click", "selector": {"text": "New note"}},
+            {"kind": "input_text", "text": "x"}, {"kind": "click", "selector": {"text": "Save"}}]  # fmt: skip
+    longest = library.save({"name": "write note", "steps": four})  # 4 steps: the most an action may have
+    edited = library.save({"name": "open notes", "steps": four[:1]})
+    path = f"agent/memory/actions/{edited.id}.json"
+    record = json.loads(storage.read_bytes(path))
+    record["steps"] = [*four, {"kind": "wait", "seconds": 1}, {"kind": "click", "selector": {"text": "x"}, "x": 5}]
+    storage.write_bytes(path, json.dumps(record).encode())  # by hand: 6 steps and a coordinate
+
+    brain = Brain(turns=[turn(call("report_task", kind="completion", summary="ok", checked=["x"], evidence=["y"]))])
+    fake_llm.script("agent", brain)
+    assert harness.loop.start("run-e", "open notes and write note 'x'").outcome == "completed"
+    assert _actions_in(_system(brain.turn_requests[0])) == ["write note"]  # the 4-step one, not the edited one
+    assert [a.id for a in library.all()] == [longest.id] and library.get(edited.id) is None
+    [skipped] = library.skipped
+    assert skipped.startswith(f"{path}: 6 steps: an action has at most 4") and "coordinates (x)" in skipped
+    recall = CliRunner().invoke(app, ["experience", "recall", "open notes and write note", "--storage", storage.url,
+                                      "--json"])  # fmt: skip
+    assert [a["name"] for a in json.loads(recall.stdout)["actions"]] == ["write note"]
+    summary = audit_library(storage, lambda: pytest.fail("an empty experience library needs no model"))
+    assert summary.skipped == [skipped]
