@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Annotated, Any
 
+import psutil
 import typer
 
 from flows import stack_procs
@@ -64,16 +65,25 @@ def stop_demo() -> stack_procs.StopReport | None:
     return report
 
 
+def _ended(pid: int) -> bool:
+    # by the pid, not by `find_ours`: right after the start, /proc may not show its command line yet
+    try:
+        return stack_procs.has_ended(psutil.Process(pid))
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _wait_ready(record: dict[str, Any], log: Path) -> str:
     """The demo phone's first line, once it listens; fail with its error when it exits first."""
+    mine = f"(pid {record['pid']})"
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
+        ended = _ended(int(record["pid"]))  # before the log is read: an ended process wrote it all
         text = log.read_text("utf-8", "replace") if log.exists() else ""
-        mine = f"(pid {record['pid']})"
         ready = [line for line in text.splitlines() if line.startswith(READY) and line.endswith(mine)]
         if ready:
             return ready[-1]
-        if stack_procs.find_ours(record) is None:
+        if ended:
             lines = [line for line in text.splitlines() if line.strip()]
             fail(lines[-1].removeprefix("error: ") if lines else f"the demo phone exited at once; see {log}")
         time.sleep(0.2)

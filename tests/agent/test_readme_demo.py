@@ -9,6 +9,8 @@ phone included."""
 from __future__ import annotations
 
 import json
+import random
+import socket
 import subprocess
 import sys
 import threading
@@ -55,6 +57,19 @@ class Following:
         raise AssertionError(f"{text!r} not seen: {''.join(self.lines)[-3000:]}")
 
 
+def quiet_port() -> int:
+    """A free port below Linux's ephemeral range: the stack's own connections never take it
+    while `rlauto up` runs (the demo phone binds it only afterwards)."""
+    for port in random.sample(range(20000, 30000), 200):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port in 20000-30000")
+
+
 def _online(api: str, pool: str) -> bool:
     workers: list[dict[str, Any]] = httpx.post(f"{api}/work_pools/{pool}/workers/filter", json={}, timeout=10).json()
     return any(w.get("status") == "ONLINE" for w in workers)
@@ -81,7 +96,7 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
         # the designer's model; the scripted agent run must never call it
         fake.script("agent", turn(call("submit_task", name="Write the standup note", steps=VALID)))
         env = clean_env(tmp_path) | {
-            "ANDROID_ADB_SERVER_PORT": str(free_port()), "AGENT_BASE_URL": fake.base_url(), "AGENT_MODEL": "agent",
+            "ANDROID_ADB_SERVER_PORT": str(quiet_port()), "AGENT_BASE_URL": fake.base_url(), "AGENT_MODEL": "agent",
             "AGENT_API_KEY": KEY, "PREFECT_WORKER_QUERY_SECONDS": "2",
         }  # fmt: skip
         up = rlauto(env, "up", "--phones", "--port", str(port), "--dashboard-port", str(dashboard_port), timeout=900)
@@ -107,6 +122,10 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
             refused = rlauto(env, "designer", "run", "Write a standup note", "--device", "demo-1")
             assert refused.returncode == 2 and "another agent run is active" in refused.stderr, refused.stderr
 
+            deadline = time.monotonic() + 120  # the takeover's event comes first, then the flow run pauses
+            while httpx.get(f"{api}/flow_runs/{run_id}", timeout=10).json()["state"]["type"] != "PAUSED":
+                assert time.monotonic() < deadline, "the flow run did not pause for the person"
+                time.sleep(0.5)
             signed = rlauto(env, "phone", "shell", "input text demo && input keyevent 66")
             assert signed.returncode == 0, signed.stderr
             hand_back = f"from flows.agent_launch import PrefectAgentLauncher as L; L({env['RLAUTO_STORAGE_URL']!r}).hand_back({run_id!r}, 'signed in')"
