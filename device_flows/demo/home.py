@@ -8,7 +8,6 @@ Everything happens under one lock: the ADB server and the uiautomator agent serv
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from device_flows.demo.notes import NotesApp
 from device_flows.demo.screen import App, Element, box, render
@@ -31,10 +30,6 @@ class Home:
         self.swipes = 0
         self.lock = threading.RLock()
         self._rendered: dict[str, bytes] = {}
-
-    def app(self, package: str) -> Any:
-        """The app `package` (its own type: `home.app(NOTES).notes`)."""
-        return self.apps[package]
 
     def elements(self) -> list[Element]:
         with self.lock:
