@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -15,11 +16,39 @@ from pathlib import Path
 
 import httpx
 
+# Ports for servers the tests start by number (`--port P`): below Linux's ephemeral range
+# (32768-60999), so no outgoing connection takes one between free_port() and the server's bind,
+# in a slice per xdist worker, so two workers never hand out the same one. The walk starts at a
+# random place: test runs of other checkouts on the same machine use the same slices.
+FIRST_PORT, PORTS_PER_WORKER, SLICES = 20000, 500, 25
+_handed_out: set[int] = set()
+
+
+def worker_index() -> int:
+    """0 without xdist (and in its controller), N + 1 in worker gwN."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) + 1 if worker.startswith("gw") else 0
+
 
 def free_port() -> int:
+    """A loopback port nobody listens on, from this worker's slice, not handed out before here."""
+    first = FIRST_PORT + (worker_index() % SLICES) * PORTS_PER_WORKER
+    start = random.randrange(PORTS_PER_WORKER)
+    for step in range(PORTS_PER_WORKER):
+        port = first + (start + step) % PORTS_PER_WORKER
+        if port not in _handed_out and _bindable(port):
+            _handed_out.add(port)
+            return port
+    raise RuntimeError(f"no free loopback port in {first}-{first + PORTS_PER_WORKER - 1}")
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def wait_http(url: str, timeout: float = 60.0, proc: subprocess.Popen[bytes] | None = None) -> None:
@@ -54,13 +83,19 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
+    if not _group_ended_within(proc.pid, timeout):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        _group_ended_within(proc.pid, 5.0)  # SIGKILL takes effect a moment after it is sent
+
+
+def _group_ended_within(pgid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while _group_alive(proc.pid):
+    while _group_alive(pgid):
         if time.monotonic() > deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            break
+            return False
         time.sleep(0.1)
+    return True
 
 
 def _group_alive(pgid: int) -> bool:

@@ -17,14 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from device_flows.demo.pipes import pump
+from tests.servers import free_port
 
 
 class OutageRelay:
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = int(probe.getsockname()[1])
+        # bound again after each outage: a port no outgoing connection can take meanwhile
+        self.port = free_port()
         self._listener: socket.socket | None = None
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()

@@ -15,8 +15,10 @@ M = "mcp_calls.json"
 TOOLS_CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "notes_create", "arguments": {}}}
 
 
-def _in_zip(capture: bytes | Any) -> Callable[[], bytes]:
-    return lambda: recording(network__json=None, mcp_calls__json=capture)
+def _in_zip(capture: bytes | Any | Callable[[], bytes]) -> Callable[[], bytes]:
+    """A recording holding `capture` as its MCP calls; a builder is called when the case is built,
+    not when this module is imported (every test process imports it to collect the cases)."""
+    return lambda: recording(network__json=None, mcp_calls__json=capture() if callable(capture) else capture)
 
 
 def _cassette(*interactions: Any, **top: Any) -> dict[str, Any]:
@@ -79,7 +81,7 @@ MCP_CASES: list[BadCase] = [
         "must be an array",
     ),
     # --- SDK interceptor logs
-    BadCase("sdk_records_truncated_jsonl", R, _in_zip(_records_cut()), M, ("line 12", "invalid json")),
+    BadCase("sdk_records_truncated_jsonl", R, _in_zip(_records_cut), M, ("line 12", "invalid json")),
     BadCase(
         "sdk_records_args_string",
         R,
@@ -133,7 +135,7 @@ MCP_CASES: list[BadCase] = [
         M,
         ("too deep", "nest"),
     ),
-    BadCase("sdk_100k_lines_bad_last_line", R, _in_zip(_records_100k_bad_at_end()), M, "line 100005", heavy=True),
+    BadCase("sdk_100k_lines_bad_last_line", R, _in_zip(_records_100k_bad_at_end), M, "line 100005", heavy=True),
     # --- client log lines
     BadCase(
         "clientlog_cut_tools_call",
@@ -151,7 +153,7 @@ MCP_CASES: list[BadCase] = [
         M,
         "unreadable timestamp",
     ),
-    BadCase("clientlog_5000_deep_message", R, _in_zip(_deep_line()), M, ("too deep", "nest")),
+    BadCase("clientlog_5000_deep_message", R, _in_zip(_deep_line), M, ("too deep", "nest")),
     BadCase(
         "clientlog_nan",
         R,
