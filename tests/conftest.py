@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import prefect_env
+from tests.servers import prefect_env, worker_index
 from tests.servers import prefect_server as _prefect_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -44,9 +44,16 @@ def _shared_fixture_scope(item: pytest.Item) -> str | None:
 
 @pytest.fixture(scope="session")
 def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One Prefect server (SQLite) per test session; this process's client points at it."""
+    """One Prefect server (SQLite) per test process; this process's client points at it.
+
+    Under xdist each worker has its own: tests that cancel "the batch being judged", change the
+    global model limit or count runs by name must see only their own process's runs, as in a
+    run without workers. Its database starts as a copy of one the first worker's server migrated.
+    """
     home = tmp_path_factory.mktemp("prefect-home")
-    with _prefect_server(home) as api_url:
+    # the folder every worker's base temp lives in: this run's, shared by its workers
+    template = tmp_path_factory.getbasetemp().parent / "prefect-migrated.db" if worker_index() else None
+    with _prefect_server(home, sqlite_template=template) as api_url:
         saved = {k: os.environ.get(k) for k in prefect_env(api_url, home)}
         os.environ.update(prefect_env(api_url, home))
         # Prefect caches settings at import; the env covers subprocesses, this covers us.

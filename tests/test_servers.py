@@ -1,20 +1,32 @@
 """The helpers every server fixture relies on: `stop_process` leaves no process of the group it
 stopped behind, whatever the leader and its child do with SIGTERM; `free_port` hands out ports
-that no other worker and no outgoing connection can take."""
+that no other worker and no outgoing connection can take; the Prefect servers of one run start
+from one migrated database."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.servers import FIRST_PORT, PORTS_PER_WORKER, SLICES, free_port, stop_process, worker_index
+from tests.servers import (
+    FIRST_PORT,
+    PORTS_PER_WORKER,
+    SLICES,
+    free_port,
+    seeded_from,
+    stop_process,
+    worker_index,
+)
 
 # A leader that starts a child in its process group, prints the child's pid once the child is
 # ready, and then sleeps. What each does on SIGTERM is the test's choice:
@@ -104,3 +116,53 @@ def test_free_port_skips_a_port_someone_listens_on(monkeypatch: pytest.MonkeyPat
         monkeypatch.setattr("tests.servers._handed_out", set())  # as if another process had handed it out
         monkeypatch.setattr("tests.servers.random.randrange", lambda n: (taken - FIRST_PORT) % PORTS_PER_WORKER)
         assert free_port() != taken  # the walk started at the taken port and went past it
+
+
+def _make_database(path: Path, marker: str) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("create table migrated (marker text)")
+        db.execute("insert into migrated values (?)", (marker,))
+        db.commit()
+
+
+def _marker(path: Path) -> str:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return str(db.execute("select marker from migrated").fetchone()[0])
+
+
+def test_the_first_server_makes_the_template_and_the_next_ones_start_from_a_copy(tmp_path: Path) -> None:
+    """The second worker waits while the first migrates, then starts from its database."""
+    template = tmp_path / "template.db"
+    first_inside, second_done = threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def second() -> None:
+        first_inside.wait(10)
+        with seeded_from(template, tmp_path / "second.db") as save:
+            seen["second waited"] = template.exists()  # it got in only once the template was there
+            seen["second seeded"] = _marker(tmp_path / "second.db")
+            save()  # nothing to save: it did not migrate anything
+        second_done.set()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with seeded_from(template, tmp_path / "first.db") as save:
+        first_inside.set()
+        time.sleep(0.3)  # the second is at the lock by now
+        assert not second_done.is_set() and not template.exists()
+        _make_database(tmp_path / "first.db", "migrated by the first")
+        save()
+    thread.join(10)
+    assert seen == {"second waited": True, "second seeded": "migrated by the first"}
+    assert _marker(template) == "migrated by the first"
+
+
+def test_a_server_that_failed_to_start_leaves_the_template_to_the_next(tmp_path: Path) -> None:
+    template = tmp_path / "template.db"
+    with pytest.raises(RuntimeError), seeded_from(template, tmp_path / "first.db"):
+        raise RuntimeError("the server exited")
+    assert not template.exists()
+    with seeded_from(template, tmp_path / "second.db") as save:
+        _make_database(tmp_path / "second.db", "second")
+        save()
+    assert _marker(template) == "second"
