@@ -80,11 +80,12 @@ def _overdue() -> bool:
 
 def _collect_all() -> None:
     """One full collection, now; nothing of ours is frozen while a pause runs."""
-    global _last_collect_seconds, _hidden_since
-    start = time.monotonic()
+    global _last_collect_seconds, _hidden_since, _collections_at_start
+    start, before = time.monotonic(), _collections()
     gc.collect()
     _last_collect_seconds = time.monotonic() - start
     _hidden_since = 0.0
+    _collections_at_start += _collections() - before  # ours, not a sign that the pause built a lot
 
 
 def _freeze_if_worth_it() -> None:

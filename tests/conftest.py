@@ -17,6 +17,9 @@ EXAMPLES = REPO_ROOT / "examples" / "recordings"
 CAPTURES = REPO_ROOT / "examples" / "captures"
 DATA = REPO_ROOT / "tests" / "data"  # files real tools wrote (tests/data/SOURCES.md)
 
+# fixtures several folders use, registered once for the whole tree (tests/fixtures/__init__.py)
+pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models"]
+
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -56,9 +59,14 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with _prefect_server(home, sqlite_template=template) as api_url:
         saved = {k: os.environ.get(k) for k in prefect_env(api_url, home)}
         os.environ.update(prefect_env(api_url, home))
-        # Prefect caches settings at import; the env covers subprocesses, this covers us.
+        # Prefect reads its settings at import: the environment covers subprocesses, the refresh
+        # the threads that never entered a Prefect context (the fake servers' handlers, which
+        # otherwise started an ephemeral server of their own on this server's database file), and
+        # temporary_settings this thread.
+        from prefect.context import refresh_global_settings_context
         from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
 
+        refresh_global_settings_context()
         try:
             with temporary_settings(updates={PREFECT_API_URL: api_url, PREFECT_HOME: str(home)}):
                 yield api_url
@@ -68,3 +76,4 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+            refresh_global_settings_context()

@@ -10,8 +10,6 @@ import pytest
 from rlauto_core.agent.events import EventLog, EventLogError, Heartbeat, RunStarted
 from rlauto_core.store.storage import FsspecStorage, Storage, open_storage
 from tests.fakes.outage_relay import FaultRelay
-from tests.ops.conftest import relay  # noqa: F401  (fixture)
-from tests.orchestration.conftest import s3_server, s3_url  # noqa: F401  (fixtures)
 
 
 def _beat(n: int) -> Heartbeat:
@@ -58,14 +56,14 @@ def test_every_reader_sees_every_event_once_in_order_while_writers_race(storage:
 
 
 @pytest.mark.slow
-def test_one_writer_and_two_pages_on_s3(s3_url: str) -> None:  # noqa: F811
+def test_one_writer_and_two_pages_on_s3(s3_url: str) -> None:
     # one writer, as in a run (one agent at a time): moto checks `If-None-Match: *` and then
     # writes, not atomically as S3 does, so racing writers are only tested on the local disk
     _check(open_storage(s3_url), writers=1, per_writer=30)
 
 
 @pytest.mark.slow
-def test_an_event_whose_answer_was_lost_is_appended_once(relay: FaultRelay, s3_url: str) -> None:  # noqa: F811
+def test_an_event_whose_answer_was_lost_is_appended_once(relay: FaultRelay, s3_url: str) -> None:
     """The event's PUT lands on S3 and its answer is cut: the storage layer repeats it and finds
     the number taken. The log reads its own event back there instead of writing it again under
     the next number (a person's answer would have reached the agent twice)."""

@@ -16,7 +16,7 @@ from rlauto_core.agent.tools import TakeoverAnswer, TakeoverRequest
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import MakeLoop
 from tests.agent.scripts import WRITE_NOTE, call, completion, images_in, texts_of, turn
-from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 
 CANARY = "sk-canary-7f3a9e1b2c4d"
 
@@ -98,9 +98,12 @@ def test_a_stop_request_interrupts_a_slow_model_call_and_the_run_can_resume(
         if stop.is_set():
             raise StopRequested
 
-    fake_llm.script("agent", turn(call("wait", seconds=0)), {**turn(completion()), "delay": 30})
+    def slow_answer(request: RecordedRequest) -> dict[str, Any]:
+        stop.set()  # asked while this call is in flight, however long the first turn took
+        return {**turn(completion()), "delay": 30}
+
+    fake_llm.script("agent", turn(call("wait", seconds=0)), slow_answer)
     harness = make_loop(checkpoint=checkpoint, heartbeat_s=0.2)
-    threading.Timer(0.8, stop.set).start()
     result = harness.loop.start("run-stop", "Wait")
     assert result.outcome == "stopped" and result.resumable
     events = _events(storage, "run-stop")

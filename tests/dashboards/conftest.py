@@ -1,16 +1,12 @@
-"""Fixtures of the dashboard tests: a storage tree built like the pipeline's, a moto S3 server."""
+"""Fixtures of the dashboard tests: a storage tree built like the pipeline's (the S3 tests use the
+shared moto server, `moto_s3` in tests/fixtures/s3.py)."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from streamlit import config as streamlit_config
@@ -18,7 +14,6 @@ from streamlit import config as streamlit_config
 from dashboards.repository import Repository
 from rlauto_core.store.storage import FsspecStorage, open_storage
 from tests.dashboards.index_builder import BASE_TIME, ItemSpec, write_item
-from tests.servers import free_port, stop_process, wait_http
 
 CANARY_AUTH = "Bearer CANARY-AUTH-7f3a9c21e5"
 CANARY_COOKIE = "session=CANARY-COOKIE-51d0b7"
@@ -120,39 +115,3 @@ def loopback_address() -> Iterator[None]:
         yield
     finally:
         streamlit_config.set_option("server.address", saved)
-
-
-@dataclass
-class MotoS3:
-    endpoint_url: str
-
-    @property
-    def storage_options(self) -> dict[str, Any]:
-        # passed explicitly, not through AWS_* globals, so other areas' S3 servers are not disturbed
-        return {"key": "testing", "secret": "testing", "client_kwargs": {"endpoint_url": self.endpoint_url}}
-
-    def new_bucket(self) -> str:
-        import s3fs
-
-        name = f"dash-{uuid.uuid4().hex[:10]}"
-        s3fs.S3FileSystem(**self.storage_options).mkdir(name)  # no region: moto refuses a location constraint
-        return name
-
-
-@pytest.fixture(scope="session")
-def moto_s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoS3]:
-    """`moto_server` on a free loopback port for the whole session."""
-    port = free_port()
-    log = (tmp_path_factory.mktemp("dash-moto") / "moto.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        wait_http(f"http://127.0.0.1:{port}/moto-api/", timeout=60, proc=proc)
-        yield MotoS3(endpoint_url=f"http://127.0.0.1:{port}")
-    finally:
-        stop_process(proc)
-        log.close()

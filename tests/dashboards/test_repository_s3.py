@@ -11,8 +11,9 @@ from dashboards.models import ItemQuery
 from dashboards.repository import Repository
 from rlauto_core.store import add_review, store_uploads
 from rlauto_core.store.storage import open_storage
-from tests.dashboards.conftest import UNICODE_INSTRUCTION, MotoS3, sample_specs
+from tests.dashboards.conftest import UNICODE_INSTRUCTION, sample_specs
 from tests.dashboards.index_builder import write_item
+from tests.fixtures.s3 import MotoS3
 
 
 @pytest.fixture

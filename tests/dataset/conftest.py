@@ -1,5 +1,5 @@
-"""A store filled by the real core loop (tests/dataset/store_builder.py), copied fresh per test,
-and the moto S3 server of the orchestration tests."""
+"""A store filled by the real core loop (tests/dataset/store_builder.py), copied fresh per test;
+the S3 tests use the shared moto server (tests/fixtures/s3.py)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,6 @@ from tests.dataset.store_builder import (
     package_into,
     with_task,
 )
-from tests.orchestration.conftest import s3_server, s3_url
-
-__all__ = ["s3_server", "s3_url"]
 
 MAIN = "job-main"
 OTHER = "job-other"

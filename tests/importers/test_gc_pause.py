@@ -134,6 +134,19 @@ def test_garbage_a_freeze_hid_is_collected_at_the_next_pause_once_overdue(monkey
     assert garbage() is None
 
 
+def test_the_collection_of_what_a_freeze_hid_does_not_count_as_a_big_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pause that builds nothing but ends overdue collects what the last freeze hid, and does
+    not freeze again: its own full collection is no sign that it built a lot (it froze again
+    whenever a pause outlasted MAX_HIDDEN_SECONDS, as on a loaded machine)."""
+    monkeypatch.setattr(gcpause, "MAX_HIDDEN_SECONDS", 0.0)
+    with gc_paused():
+        built = build_a_lot()
+    assert is_frozen(built)
+    with gc_paused():
+        pass
+    assert not is_frozen(built) and gc.get_freeze_count() == 0
+
+
 def test_what_someone_else_froze_before_the_pause_stays_frozen() -> None:
     with gc_paused():
         theirs = [object()]
