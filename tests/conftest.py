@@ -17,32 +17,9 @@ EXAMPLES = REPO_ROOT / "examples" / "recordings"
 CAPTURES = REPO_ROOT / "examples" / "captures"
 DATA = REPO_ROOT / "tests" / "data"  # files real tools wrote (tests/data/SOURCES.md)
 
-# fixtures several folders use, registered once for the whole tree (tests/fixtures/__init__.py)
-pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models"]
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Order and group the tests for the workers (docs/operations.md §8, "Tests in parallel").
-
-    Tests that share a module- or class-scoped fixture go to one worker (`xdist_group`), which
-    then sets it up once; the slow tier goes first, so its long waits start at once and the quick
-    tests fill the workers at the end. Every worker computes the same order, as xdist requires.
-    """
-    for item in items:
-        shared = _shared_fixture_scope(item)
-        if shared is not None:
-            item.add_marker(pytest.mark.xdist_group(shared))
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
-def _shared_fixture_scope(item: pytest.Item) -> str | None:
-    """The test's module when it uses a module- or class-scoped fixture, else None."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return None
-    scopes = {defs[-1].scope for name, defs in info.name2fixturedefs.items() if defs and name in item.fixturenames}
-    return item.nodeid.split("::", 1)[0] if scopes & {"module", "class", "package"} else None
+# fixtures several folders use, registered once for the whole tree (tests/fixtures/__init__.py),
+# and the order and groups of the tests for xdist's workers (docs/operations.md §8)
+pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models", "tests.xdist_groups"]
 
 
 @pytest.fixture(scope="session")

@@ -61,3 +61,49 @@ def test_the_rule_sees_an_imported_fixture(tmp_path: Path) -> None:
     offender = tmp_path / "test_offender.py"
     offender.write_text("from tests.fixtures.s3 import S3Server, s3_server\n")
     assert imported_fixtures(offender) == ["tests.fixtures.s3.s3_server"]
+
+
+SHARED_MODULE = """
+import os
+import pytest
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with open(os.environ["SETUPS"], "a") as log:
+        log.write(os.environ.get("PYTEST_XDIST_WORKER", "-") + "\\n")
+    return object()
+
+@pytest.mark.parametrize("n", range(6))
+def test_uses_the_cluster(cluster, n):
+    with open(os.environ["RAN"], "a") as log:
+        log.write(os.environ.get("PYTEST_XDIST_WORKER", "-") + "\\n")
+"""
+
+
+def test_tests_sharing_a_module_fixture_run_on_one_worker_which_sets_it_up_once(tmp_path: Path) -> None:
+    """Through xdist itself, in a project of its own: two workers, a module-scoped fixture used
+    by six tests beside twenty quick ones (xdist's loadgroup lost its groups under pytest 9.2)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["tests.xdist_groups"]\n')
+    (tmp_path / "test_shared.py").write_text(SHARED_MODULE)
+    (tmp_path / "test_quick.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', range(20))\ndef test_quick(n):\n    pass\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(TESTS.parent),
+        "SETUPS": str(tmp_path / "setups"),
+        "RAN": str(tmp_path / "ran"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider", "-q", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "26 passed" in done.stdout
+    ran = (tmp_path / "ran").read_text().split()
+    assert len(ran) == 6 and len(set(ran)) == 1 and ran[0].startswith("gw"), ran
+    assert (tmp_path / "setups").read_text().split() == ran[:1]
