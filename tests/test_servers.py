@@ -166,3 +166,27 @@ def test_a_server_that_failed_to_start_leaves_the_template_to_the_next(tmp_path:
         _make_database(tmp_path / "second.db", "second")
         save()
     assert _marker(template) == "second"
+
+
+def test_the_fake_models_calls_in_flight_count_only_requests_since_the_last_reset() -> None:
+    """A slow answer an earlier test left being served does not count for the next test."""
+    import httpx
+
+    from tests.fakes.llm_server import FakeLlmServer
+
+    def ask(timeout: float) -> None:
+        body = {"model": "analyzer", "messages": [{"role": "user", "content": "x"}]}
+        with contextlib.suppress(httpx.TimeoutException):
+            httpx.post(f"{server.base_url()}/chat/completions", json=body, timeout=timeout)
+
+    with FakeLlmServer() as server:
+        server.script("analyzer", {"delay": 1.5, "json": {"ok": True}}, {"json": {"ok": True}})
+        earlier = threading.Thread(target=ask, args=(0.2,))  # its client gives up; the server goes on
+        earlier.start()
+        earlier.join()
+        server.reset()  # the next test starts while that answer is still being served
+        ask(10)
+        assert server.max_in_flight() == 1
+        time.sleep(1.5)  # the earlier answer ends: the count stays right for what comes next
+        ask(10)
+        assert server.max_in_flight() == 1

@@ -114,6 +114,7 @@ class FakeLlmServer:
         self._counts: dict[str, int] = {}
         self._in_flight = 0
         self._max_in_flight = 0
+        self._generation = 0  # bumped by reset(): requests still served from before do not count
         self._stopping = threading.Event()
         self._httpd = _QuietServer(("127.0.0.1", port), self._handler_class())
         self._httpd.daemon_threads = True
@@ -184,15 +185,19 @@ class FakeLlmServer:
             self._counts.clear()
             self._script.positions.clear()
             self._max_in_flight = 0
+            self._in_flight = 0
+            self._generation += 1
 
-    def _enter(self) -> None:
+    def _enter(self) -> int:
         with self._lock:
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            return self._generation
 
-    def _leave(self) -> None:
+    def _leave(self, generation: int) -> None:
         with self._lock:
-            self._in_flight -= 1
+            if generation == self._generation:  # an earlier test's slow answer ending now is not ours
+                self._in_flight -= 1
 
     # -- serving ------------------------------------------------------------------------------
     def _record(self, request: RecordedRequest) -> None:
@@ -305,11 +310,11 @@ class FakeLlmServer:
                     via_proxy=via_proxy,
                 )
                 server._record(request)
-                server._enter()
+                generation = server._enter()
                 try:
                     self._serve(api, request)
                 finally:
-                    server._leave()
+                    server._leave(generation)
 
             def _serve(self, api: str, request: RecordedRequest) -> None:
                 step = server._step(request.role, request)
