@@ -14,7 +14,8 @@ import contextlib
 import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
 from uuid import UUID
 
 from prefect.client.orchestration import get_client
@@ -23,14 +24,15 @@ from prefect.context import FlowRunContext, SyncClientContext
 from prefect.runtime import flow_run as current_run
 from prefect.states import Running
 
-from rlauto_core.config import MAX_CONCURRENCY
+from rlauto_core.config import MAX_ITEMS_IN_FLIGHT
+from rlauto_core.llm import process_gate
 
 _STOPPING = {StateType.CANCELLING, StateType.CANCELLED}
 T = TypeVar("T")
 # Items run their synchronous steps in threads of their own: the event loop's default executor
-# has min(32, cores + 4) threads, six on a 2-core machine, which held a batch of concurrency 8
-# to six items at once. Two batches in one process may each fill it.
-_ITEM_THREADS = ThreadPoolExecutor(max_workers=2 * MAX_CONCURRENCY, thread_name_prefix="rlauto-item")
+# has min(32, cores + 4) threads, six on a 2-core machine, which held a batch of 8 items in
+# flight to six. Two batches in one process share it (items beyond it wait for a thread).
+_ITEM_THREADS = ThreadPoolExecutor(max_workers=MAX_ITEMS_IN_FLIGHT, thread_name_prefix="rlauto-item")
 
 
 async def in_item_thread(work: Callable[[], T]) -> T:
@@ -138,3 +140,18 @@ def _own_stop_check(context: FlowRunContext | None) -> Callable[[bool], bool]:
     (its job being deleted), asked between steps like a batch's items."""
     own = context.flow_run.id if context and context.flow_run else None
     return BatchWatch(str(own) if own else None).check
+
+
+Gate = Callable[[], AbstractContextManager[Any]]
+_model_gate: contextvars.ContextVar[Gate | None] = contextvars.ContextVar("rlauto-model-gate", default=None)
+
+
+def limit_model_calls(limit: int) -> None:
+    """Hold the model calls of the items this batch runs in this process to `limit` in flight
+    (the batch's `concurrency`), however many items are in flight."""
+    _model_gate.set(process_gate(limit))
+
+
+def model_gate() -> Gate | None:
+    """The gate of the batch above this item run in this process; None run on its own."""
+    return _model_gate.get()

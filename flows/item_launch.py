@@ -12,12 +12,10 @@ from typing import Any
 from uuid import UUID
 
 from flows import runtime
-from flows.launch import deployment_exists, start_in_process
-from rlauto_core.config import RunOptions
+from flows.run_start import deployment_exists, start_in_process
+from rlauto_core.config import PACKAGE_RECORDING_DEPLOYMENT, RunOptions
 from rlauto_core.pipeline import ItemRerun, LaunchedRun, RerunError, plan_regenerate, plan_retry, stored_outcome
 from rlauto_core.store import open_storage
-
-PACKAGE_RECORDING_DEPLOYMENT = "package-recording/package-recording"
 
 
 def options_of_run(flow_run_id: str | None, item_id: str) -> RunOptions:

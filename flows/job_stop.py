@@ -76,7 +76,7 @@ def stop_job_runs(job_id: str, timeout: float = STOP_TIMEOUT, poll: float = POLL
     """Cancel the job's unfinished runs and wait until every one has ended; returns the runs it
     stopped ("name (batch|item)"). Raises `JobDeletionError` naming the runs still going after
     `timeout` seconds (the job is then not to be deleted yet)."""
-    job = checked_job_id(job_id)
+    job = checked_job_id(job_id, JobDeletionError)
     stopped: dict[UUID, str] = {}
     deadline = time.monotonic() + timeout
     with get_client(sync_client=True) as client:

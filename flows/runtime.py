@@ -75,8 +75,20 @@ def _writable_folder(path: Path, parents: bool) -> bool:
     return True
 
 
+# The embedded default (Prefect's temporary server on SQLite) sized for a batch's default
+# items in flight: a writer waits for SQLite's lock up to 60 s instead of the server answering
+# 503 after 10 s, and the client tries a refused request 8 times, not 5 (issue 21: 200
+# recordings offline ended in 503s for /api/task_runs/ after 137 items).
+EPHEMERAL_SIZING = {
+    "PREFECT_SERVER_DATABASE_TIMEOUT": "60",
+    "PREFECT_SERVER_DATABASE_CONNECTION_TIMEOUT": "30",
+    "PREFECT_CLIENT_MAX_RETRIES": "8",
+}
+
+
 def configure() -> str | None:
-    """Point Prefect at the local stack when it runs; returns the API URL used (None: ephemeral)."""
+    """Point Prefect at the local stack when it runs; returns the API URL used (None: ephemeral,
+    then sized by `EPHEMERAL_SIZING` unless the environment says otherwise)."""
     ensure_prefect_home()
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     # the ephemeral server needs 8-16 s to start on a small machine; Prefect's default gives up at 20 s
@@ -87,6 +99,8 @@ def configure() -> str | None:
     if stack is not None:
         os.environ["PREFECT_API_URL"] = str(stack["api_url"])
         return str(stack["api_url"])
+    for name, value in EPHEMERAL_SIZING.items():
+        os.environ.setdefault(name, value)
     return None
 
 

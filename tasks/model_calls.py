@@ -132,6 +132,21 @@ def llm_gate(limit: int) -> Callable[[], AbstractContextManager[Any]]:
     return gate
 
 
+def joined_gate(
+    first: Callable[[], AbstractContextManager[Any]] | None, then: Callable[[], AbstractContextManager[Any]]
+) -> Callable[[], AbstractContextManager[Any]]:
+    """`first` (the batch's limit of model calls in flight), then `then` (the global limit)."""
+    if first is None:
+        return then
+
+    @contextmanager
+    def gate() -> Iterator[None]:
+        with first(), then():
+            yield
+
+    return gate
+
+
 def ensure_llm_limit(limit: int) -> None:
     """Create (or resize) the global concurrency limit `rlauto-llm` when a limit is set.
 
@@ -162,4 +177,4 @@ def ensure_llm_limit(limit: int) -> None:
             )
 
 
-__all__ = ["CachedModelClient", "ensure_llm_limit", "llm_gate", "model_call"]
+__all__ = ["CachedModelClient", "ensure_llm_limit", "joined_gate", "llm_gate", "model_call"]

@@ -185,3 +185,75 @@ def test_no_module_holds_two_ideas_by_size() -> None:
         if (n := len(path.read_text().splitlines())) > MAX_LINES
     ]
     assert big == []
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph(layer: str) -> dict[str, set[str]]:
+    """Module -> the modules of the same layer it imports, at the top or inside a function
+    (a lazy import hides a circle from Python, not from this check)."""
+    modules = {_module_name(p): p for p in _modules(layer)}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for imported in _imports(path):
+            # `from flows import control` names the module flows.control
+            for candidate in (imported, *(f"{imported}.{n}" for n in _imported_names(path, imported))):
+                if candidate in modules and candidate != name:
+                    found.add(candidate)
+        graph[name] = found
+    return graph
+
+
+def _imported_names(path: Path, module: str) -> list[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == module and node.level == 0
+        for alias in node.names
+    ]
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return found
+
+
+def test_no_import_circle_between_flows_modules() -> None:
+    """flows/launch and flows/item_launch once imported each other through a lazy import."""
+    graph = {m: deps for m, deps in _import_graph("flows").items() if m != "flows"}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]
+
+
+def test_checkers_do_not_import_package() -> None:
+    """Package builds on checkers (the DSL, the views); the scoring runtime reads a package
+    through the shapes in checkers/scored.py, never the package models: no arrow back up."""
+    wrong = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "rlauto_core" / "checkers").rglob("*.py"))
+        for name in _imports(path)
+        if name == "rlauto_core.package" or name.startswith("rlauto_core.package.")
+    ]
+    assert wrong == []

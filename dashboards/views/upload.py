@@ -29,7 +29,14 @@ def render(launcher: Launcher, settings: Settings, redactor: Redactor) -> None:
     cols = st.columns(3)
     profile = cols[0].selectbox("Rule profile", PROFILE_NAMES, key="upload_profile")
     concurrency = cols[1].number_input(
-        "Concurrency", min_value=1, max_value=MAX_CONCURRENCY, value=3, step=1, key="upload_concurrency"
+        "Model calls in flight",
+        min_value=1,
+        max_value=MAX_CONCURRENCY,
+        value=3,
+        step=1,
+        key="upload_concurrency",
+        help="The batch's concurrency: model calls at once (what the provider allows). Recordings in flight "
+        "are a second bound, twice this, so parsing and bookkeeping overlap the model waits.",
     )
     strict = cols[2].checkbox("Strict full marks", key="upload_strict")
     chosen = option_fields()

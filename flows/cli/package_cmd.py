@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from flows.cli.app import app, fail, load_settings
+from rlauto_core.config import MAX_ITEMS_IN_FLIGHT
 from rlauto_core.rules import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
-    from rlauto_core.config import RunOptions, Settings
+    from rlauto_core.config import RunContext, RunOptions, Settings
     from rlauto_core.pipeline import BatchOutcome, BatchPlan, ItemOutcome
 
 
@@ -52,7 +53,17 @@ def package_command(
             help="Name of a Prefect Secret block holding the analyzer key (read where each item runs).",
         ),
     ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Recordings at once, 1-8.")] = 3,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Model calls in flight for the batch, 1-8 (what the provider allows).")
+    ] = 3,
+    items_in_flight: Annotated[
+        int | None,
+        typer.Option(
+            "--items-in-flight",
+            help="Recordings worked on at once, 1-16 (default: twice --concurrency): parsing and bookkeeping "
+            "overlap other recordings' model waits.",
+        ),
+    ] = None,
     redact_secrets: Annotated[
         bool, typer.Option("--redact-secrets", help="Redact secrets in every file of the output, not only task.json.")
     ] = False,
@@ -61,6 +72,8 @@ def package_command(
     settings = load_settings()
     if api_key_env and api_key_secret:
         fail("give --api-key-env or --api-key-secret, not both")
+    if items_in_flight is not None and not 1 <= items_in_flight <= MAX_ITEMS_IN_FLIGHT:
+        fail(f"--items-in-flight: between 1 and {MAX_ITEMS_IN_FLIGHT}")
     options = _options(
         api_key_env,
         api_key_secret=api_key_secret,
@@ -77,6 +90,7 @@ def package_command(
         concurrency=concurrency,
         redact_secrets=redact_secrets,
     )
+    from rlauto_core.config import RunContext
     from rlauto_core.errors import ConfigError, RlautoError
     from rlauto_core.pipeline import plan_batch
 
@@ -93,7 +107,8 @@ def package_command(
         raise typer.Exit(code=2)
     if not as_json:  # with --json each outcome carries it instead: stdout stays one document
         typer.echo(analyzer)
-    batch = _run(plan, options, settings, quiet=as_json)
+    context = RunContext.resolve(settings)  # once: the flow and the progress bar get this one
+    batch = _run(plan, options, context, items_in_flight, quiet=as_json)
     from flows.sdk import copy_packages, where
 
     copied = copy_packages(batch, out)
@@ -169,15 +184,16 @@ def _quiet_prefect_console() -> None:
                 handler.setLevel(level)
 
 
-def _run(plan: BatchPlan, options: RunOptions, settings: Settings, *, quiet: bool) -> BatchOutcome:
-    from flows.sdk import run_batch
+def _run(
+    plan: BatchPlan, options: RunOptions, context: RunContext, items_in_flight: int | None, *, quiet: bool
+) -> BatchOutcome:
+    from flows.sdk import run_plan
     from rlauto_core.errors import RlautoError
 
     _quiet_prefect_console()
-    sources = [item.source for item in plan.items]
     if quiet:
         try:
-            return run_batch(sources, options, options.concurrency, job_id=plan.job_id)
+            return run_plan(plan, options, context, options.concurrency, items_in_flight)
         except RlautoError as exc:
             fail(exc)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -189,12 +205,10 @@ def _run(plan: BatchPlan, options: RunOptions, settings: Settings, *, quiet: boo
         TextColumn("packaging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
     ) as bar:
         task = bar.add_task("packaging", total=len(plan.items))
-        watcher = threading.Thread(
-            target=_follow, args=(settings.rlauto_storage_url, plan, bar, task, done), daemon=True
-        )
+        watcher = threading.Thread(target=_follow, args=(context.storage_url, plan, bar, task, done), daemon=True)
         watcher.start()
         try:
-            return run_batch(sources, options, options.concurrency, job_id=plan.job_id)
+            return run_plan(plan, options, context, options.concurrency, items_in_flight)
         except RlautoError as exc:
             fail(exc)
         finally:

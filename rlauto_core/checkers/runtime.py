@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
@@ -12,9 +13,9 @@ from pydantic import BaseModel, Field
 from rlauto_core.checkers.carried import CarriedValues
 from rlauto_core.checkers.dsl import check_catalog
 from rlauto_core.checkers.predicates import MISSING, evaluate
+from rlauto_core.checkers.scored import ScoredPackage
 from rlauto_core.checkers.views import CallView, match_template, recording_views, resolve
 from rlauto_core.errors import PackageError
-from rlauto_core.package.models import TaskPackage
 from rlauto_core.recording import DbDiff, Recording
 
 # Fields of each call kind, in the order a matcher checks them (identity first: best "closest" reasons).
@@ -96,7 +97,7 @@ class _Before:
 class CheckerEngine:
     """Evaluates the checkers of one catalog over one attempt; matches per checker key are memoized."""
 
-    def __init__(self, catalog: dict[str, Any], attempt: Recording) -> None:
+    def __init__(self, catalog: Mapping[str, Any], attempt: Recording) -> None:
         self.catalog = catalog
         self.views = recording_views(attempt)
         self._attempt = attempt
@@ -280,7 +281,7 @@ def _row_matches(predicates: dict[str, Any], row: dict[str, Any], refs: _Before)
     return True, ""
 
 
-def ensure_valid(package: TaskPackage, file: str = "task.json") -> None:
+def ensure_valid(package: ScoredPackage, file: str = "task.json") -> None:
     """Refuse a package whose checkers are broken, naming the first problems."""
     rubrics = [(r.id, r.checker_key) for r in package.task.rubrics]
     errors = [f for f in check_catalog(package.rubric_checkers, rubrics) if f.severity == "error"]
@@ -289,7 +290,7 @@ def ensure_valid(package: TaskPackage, file: str = "task.json") -> None:
         raise PackageError(file, "; ".join(f.message for f in errors[:3]) + more)
 
 
-def score(package: TaskPackage, attempt: Recording) -> ScoreReport:
+def score(package: ScoredPackage, attempt: Recording) -> ScoreReport:
     """Score `attempt` rubric by rubric; pass/fail under the package's attempt policy."""
     ensure_valid(package)
     engine = CheckerEngine(package.rubric_checkers, attempt)

@@ -17,7 +17,15 @@ from rlauto_core.recording import Mode
 from rlauto_core.rules.profiles import DEFAULT_PROFILE, RuleProfileName
 
 MAX_ITERATIONS = 5
-MAX_CONCURRENCY = 8
+MAX_CONCURRENCY = 8  # model calls in flight for one batch (the seed's batch concurrency)
+# Items in flight for one batch: parse, rules, Prefect bookkeeping and writes of some items
+# overlap the model waits of others. Each holds its parsed recording, so memory bounds it.
+MAX_ITEMS_IN_FLIGHT = 16
+
+
+def default_items_in_flight(concurrency: int) -> int:
+    """Twice the model calls in flight: an item spends about half its time off the model."""
+    return min(2 * concurrency, MAX_ITEMS_IN_FLIGHT)
 
 
 def _alias(*names: str) -> AliasChoices:

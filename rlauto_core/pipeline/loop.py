@@ -32,12 +32,13 @@ from rlauto_core.package.draft import PackageDraft
 from rlauto_core.package.judgement import JudgeResult, PassPolicy
 from rlauto_core.package.models import JudgeIteration, PackageValidation, TaskPackage
 from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
-from rlauto_core.pipeline.outcome import CheckFigures, ItemOutcome, IterationResult
 from rlauto_core.prompts import PROMPT_VERSION
 from rlauto_core.prompts.answers import AnalyzerResult
 from rlauto_core.recording import Recording
 from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
+from rlauto_core.store.layout import Snapshot
+from rlauto_core.store.outcome import CheckFigures, ItemOutcome, IterationResult
 
 
 class IterationSnapshot(BaseModel):
@@ -57,7 +58,7 @@ class IterationSnapshot(BaseModel):
     usage: UsageLedger
     notes: list[str] = Field(default_factory=list)
 
-    def files(self) -> dict[str, BaseModel | dict[str, Any]]:
+    def files(self) -> dict[Snapshot, BaseModel | dict[str, Any]]:
         """The snapshot files of this iteration, by name (`rlauto_core.store.layout.SNAPSHOTS`)."""
         return {
             "evidence": self.evidence,

@@ -1,8 +1,10 @@
 """The plan of a batch: which recordings it holds, their content-derived item ids, and its job id.
 
-Made once per entry point (the CLI, the dashboard's launcher, the batch flow) by `plan_batch`, so
-the job id a caller shows is the one the flow uses: stable for the same recordings and options
-unless the caller names the job.
+Made once, by the entry point (the CLI, the SDK, the dashboard's launcher) with `plan_batch`,
+and staged there (`stage_plan`): the batch flow is handed the staged plan and never plans again
+(it plans only when started with bare `sources`, as from the Prefect UI's form). The job id a
+caller shows is the one the flow uses: stable for the same recordings and options unless the
+caller names the job.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from pydantic import BaseModel, Field
 from rlauto_core.config.options import RunOptions
 from rlauto_core.errors import ConfigError
 from rlauto_core.store import layout
+from rlauto_core.store.job_ids import batch_job_id, safe_job_id
 from rlauto_core.store.sources import copy_source, expand_sources, sha256_of, source_name_of
+from rlauto_core.store.staging import stage_recording
+from rlauto_core.store.storage import Storage
 
 
 class PlannedItem(BaseModel):
@@ -40,6 +45,7 @@ class BatchPlan(BaseModel):
     options_hash: str
     items: list[PlannedItem] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)  # "SOURCE: why" for sources naming no recording
+    staged: bool = False  # every item is in storage at its `upload_path` (`stage_plan`)
 
 
 def plan_item(
@@ -54,7 +60,7 @@ def plan_staged(
 ) -> PlannedItem:
     """`plan_item` of a recording already hashed while it was copied (`copy_source`)."""
     item = layout.item_id(sha, options_hash)
-    job = job_id or layout.batch_job_id([item])
+    job = safe_job_id(job_id) if job_id else batch_job_id([item])
     return PlannedItem(
         job_id=job,
         source=source,
@@ -87,6 +93,14 @@ def plan_batch(
         sha, size = copy_source(source, None, max_upload_mb)
         hashed.append((source, sha, size))
     ids = [layout.item_id(sha, options_hash) for _, sha, _ in hashed]
-    job = layout.safe_job_id(job_id) if job_id else layout.batch_job_id(ids)
+    job = safe_job_id(job_id) if job_id else batch_job_id(ids)
     items = [plan_staged(source, sha, size, options_hash, job) for source, sha, size in hashed]
     return BatchPlan(job_id=job, options_hash=options_hash, items=items, missing=expansion.missing)
+
+
+def stage_plan(storage: Storage, plan: BatchPlan, max_upload_mb: int) -> BatchPlan:
+    """Copy every planned recording into `uploads/{job}/{item}.zip` (once: content-addressed),
+    so any worker reads it from there; the plan, marked staged."""
+    for item in plan.items:
+        stage_recording(storage, item.source, item.upload_path, item.source_sha256, max_upload_mb)
+    return plan.model_copy(update={"staged": True})

@@ -14,10 +14,10 @@ from pydantic import BaseModel, ValidationError
 
 from rlauto_core.config.options import RunOptions
 from rlauto_core.errors import RlautoError
-from rlauto_core.pipeline.outcome import ItemOutcome
 from rlauto_core.pipeline.plan import plan_item
 from rlauto_core.store import layout
-from rlauto_core.store.jobs import checked_job_id
+from rlauto_core.store.job_ids import checked_job_id
+from rlauto_core.store.outcome import ItemOutcome
 from rlauto_core.store.storage import Storage
 
 RETRYABLE = ("failed", "stopped")
@@ -43,7 +43,7 @@ class ItemRerun(BaseModel):
 
 
 def stored_outcome(storage: Storage, job_id: str, item_id: str) -> ItemOutcome:
-    checked_job_id(job_id)
+    checked_job_id(job_id, RerunError)
     if not _ITEM_ID.fullmatch(item_id):
         raise RerunError(f"item {item_id!r}: not an item id")
     path = layout.item_outcome_path(job_id, item_id)

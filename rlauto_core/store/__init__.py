@@ -6,8 +6,6 @@ from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages, writ
 from rlauto_core.store.claims import Claim, ClaimDecision, decide, take_claim, write_claim
 from rlauto_core.store.index import (
     IndexedItem,
-    ItemRow,
-    IterationRow,
     ReviewRow,
     append_item,
     append_review,
@@ -22,8 +20,20 @@ from rlauto_core.store.index_schema import (
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
 )
-from rlauto_core.store.jobs import DeletedJob, JobDeletionError, checked_job_id, delete_job, job_folders
+from rlauto_core.store.job_ids import JobIdError, batch_job_id, checked_job_id, safe_job_id
+from rlauto_core.store.jobs import DeletedJob, JobDeletionError, delete_job, job_folders
+from rlauto_core.store.outcome import (
+    ITEM_STATUSES,
+    BatchOutcome,
+    CheckFigures,
+    ItemOutcome,
+    ItemStatus,
+    IterationResult,
+    JobStatus,
+)
+from rlauto_core.store.recorder import Recorder, json_bytes
 from rlauto_core.store.reviews import REVIEW_DECISIONS, Decision, Review, ReviewError, add_review
+from rlauto_core.store.rows import ItemRow, IterationRow, index_rows
 from rlauto_core.store.sources import (
     ACCEPTED_KINDS,
     Expansion,
@@ -33,6 +43,7 @@ from rlauto_core.store.sources import (
     sha256_of,
     source_name_of,
 )
+from rlauto_core.store.staging import local_copy, open_staged, stage_recording
 from rlauto_core.store.storage import (
     FsspecStorage,
     Storage,
@@ -55,6 +66,7 @@ __all__ = [
     "DIMENSION_COLUMNS",
     "ITEMS_DIR",
     "ITEMS_SCHEMA",
+    "ITEM_STATUSES",
     "ITERATIONS_DIR",
     "ITERATIONS_SCHEMA",
     "REVIEWS_DIR",
@@ -62,8 +74,10 @@ __all__ = [
     "REVIEW_DECISIONS",
     "STREAM_BLOCK_BYTES",
     "UPLOAD_SUFFIXES",
+    "BatchOutcome",
     "Bundle",
     "BundleMember",
+    "CheckFigures",
     "Claim",
     "ClaimDecision",
     "Decision",
@@ -71,9 +85,15 @@ __all__ = [
     "Expansion",
     "FsspecStorage",
     "IndexedItem",
+    "ItemOutcome",
     "ItemRow",
+    "ItemStatus",
+    "IterationResult",
     "IterationRow",
     "JobDeletionError",
+    "JobIdError",
+    "JobStatus",
+    "Recorder",
     "Review",
     "ReviewError",
     "ReviewRow",
@@ -83,6 +103,7 @@ __all__ = [
     "add_review",
     "append_item",
     "append_review",
+    "batch_job_id",
     "bundle_packages",
     "checked_job_id",
     "checked_names",
@@ -90,14 +111,20 @@ __all__ = [
     "decide",
     "delete_job",
     "expand_sources",
+    "index_rows",
     "is_transient_storage_error",
     "job_folders",
+    "json_bytes",
     "layout",
+    "local_copy",
+    "open_staged",
     "open_storage",
     "read_source",
     "read_table",
+    "safe_job_id",
     "sha256_of",
     "source_name_of",
+    "stage_recording",
     "store_uploads",
     "take_claim",
     "upload_file_name",

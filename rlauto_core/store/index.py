@@ -6,7 +6,6 @@ Append-only, never rewritten: a re-run adds files and readers keep the newest `f
 from __future__ import annotations
 
 import io
-import json
 import uuid
 from datetime import UTC, datetime
 
@@ -15,7 +14,6 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
 from rlauto_core.store.index_schema import (
-    DIMENSION_COLUMNS,
     ITEMS_DIR,
     ITEMS_SCHEMA,
     ITERATIONS_DIR,
@@ -23,87 +21,12 @@ from rlauto_core.store.index_schema import (
     REVIEWS_DIR,
     REVIEWS_SCHEMA,
 )
+from rlauto_core.store.rows import ItemRow, IterationRow
 from rlauto_core.store.storage import Storage
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-class ItemRow(BaseModel):
-    """One row of `index/items`; field names are the schema's column names."""
-
-    job_id: str
-    item_id: str
-    source_name: str
-    source_sha256: str
-    options_hash: str
-    mode: str | None = None
-    rule_profile: str | None = None
-    analyzer: str | None = None
-    status: str
-    verdict: str | None = None
-    total_score: int | None = None
-    max_score: int = 12
-    iterations_used: int = 0
-    best_iteration: int | None = None
-    instruction: str | None = None
-    flag_codes: list[str] = Field(default_factory=list)
-    flags_json: str = "[]"
-    golden_full_marks: bool | None = None
-    empty_attempt_score: float | None = None
-    mutants_total: int | None = None
-    mutants_caught: int | None = None
-    tokens_prompt: int = 0
-    tokens_completion: int = 0
-    tokens_total: int = 0
-    duration_ms: float | None = None
-    package_path: str | None = None
-    output_zip_path: str | None = None
-    error: str | None = None
-    flow_run_id: str | None = None
-    started_at: datetime | None = None
-    finished_at: datetime = Field(default_factory=_now)
-
-
-class IterationRow(BaseModel):
-    """One row of `index/iterations`: the six scores of one iteration and where its files are."""
-
-    job_id: str
-    item_id: str
-    iteration: int
-    instruction_clarity: int | None = None
-    task_complexity: int | None = None
-    trajectory_task_alignment: int | None = None
-    rubric_coverage: int | None = None
-    checker_verifiability: int | None = None
-    evidence_grounding: int | None = None
-    total: int | None = None
-    verdict: str | None = None
-    judge_source: str | None = None
-    explanations_json: str = "{}"
-    rationale: str | None = None
-    flag_codes: list[str] = Field(default_factory=list)
-    tokens_prompt: int = 0
-    tokens_completion: int = 0
-    duration_ms: float | None = None
-    package_path: str | None = None
-    judge_path: str | None = None
-    evidence_path: str | None = None
-    memory_path: str | None = None
-    created_at: datetime = Field(default_factory=_now)
-
-    def scores(self) -> dict[str, int | None]:
-        """Dimension column -> 0..2, in formats.md order."""
-        return {column: getattr(self, column) for column in DIMENSION_COLUMNS}
-
-    def explanations(self) -> dict[str, str]:
-        """Dimension column -> the judge's explanation ({} when the stored JSON is broken)."""
-        try:
-            value = json.loads(self.explanations_json or "{}")
-        except json.JSONDecodeError:
-            return {}
-        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 class IndexedItem(ItemRow):

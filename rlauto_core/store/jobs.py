@@ -2,7 +2,7 @@
 `output.zip`, bundle, `job.json`) and its uploads. What it removed is counted and returned.
 
 The id is checked before any path is made from it: only the characters job ids are made of
-(`layout.safe_job_id`), never `.`/`..` or a separator, so a crafted id cannot reach outside the
+(`rlauto_core.store.job_ids`), never `.`/`..` or a separator, so a crafted id cannot reach outside the
 job's own folders. Inbox claims are kept: they are per recording and options, not per job, and
 keep the inbox from packaging a deleted job's recordings again.
 """
@@ -10,7 +10,6 @@ keep the inbox from packaging a deleted job's recordings again.
 from __future__ import annotations
 
 import io
-import re
 
 import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
@@ -18,9 +17,8 @@ from pydantic import BaseModel, Field
 from rlauto_core.errors import RlautoError
 from rlauto_core.store import layout
 from rlauto_core.store.index_schema import ITEMS_DIR, ITERATIONS_DIR, REVIEWS_DIR
+from rlauto_core.store.job_ids import checked_job_id
 from rlauto_core.store.storage import Storage
-
-_JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
 
 class JobDeletionError(RlautoError):
@@ -39,15 +37,8 @@ class DeletedJob(BaseModel):
         return self.index_files + self.export_files + self.upload_files
 
 
-def checked_job_id(job_id: str) -> str:
-    """The id itself when it is one a job can have; else `JobDeletionError` saying why."""
-    if not _JOB_ID.fullmatch(job_id) or ".." in job_id:
-        raise JobDeletionError(f"job {job_id!r}: not a job id (letters, digits, '.', '_', '-'; no path)")
-    return job_id
-
-
 def job_folders(job_id: str) -> dict[str, str]:
-    job = checked_job_id(job_id)
+    job = checked_job_id(job_id, JobDeletionError)
     return {
         "items": f"{ITEMS_DIR}/job={job}",
         "iterations": f"{ITERATIONS_DIR}/job={job}",

@@ -21,30 +21,18 @@ import hashlib
 import re
 from typing import Literal
 
+# job ids have their own module; named here too, where paths are made from them
+from rlauto_core.store.job_ids import batch_job_id as batch_job_id
+from rlauto_core.store.job_ids import safe_job_id as safe_job_id
+
 Snapshot = Literal["evidence", "task-package", "judge-result", "iteration-memory"]
 SNAPSHOTS: tuple[Snapshot, ...] = ("evidence", "task-package", "judge-result", "iteration-memory")
-
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def item_id(source_sha256: str, options_hash: str) -> str:
     """Stable id of one recording packaged with one set of options."""
     digest = hashlib.sha256(f"{source_sha256}:{options_hash}".encode()).hexdigest()
     return f"it-{digest[:16]}"
-
-
-def batch_job_id(item_ids: list[str]) -> str:
-    """Stable id of a batch: the same recordings with the same options give the same job."""
-    digest = hashlib.sha256("\n".join(sorted(set(item_ids))).encode()).hexdigest()
-    return f"job-{digest[:12]}"
-
-
-def safe_job_id(job_id: str) -> str:
-    """A caller-given job id, reduced to characters safe in a path and a URL."""
-    cleaned = _SAFE.sub("-", job_id).strip("-.")
-    if not cleaned:
-        raise ValueError(f"job id {job_id!r} has no usable character")
-    return cleaned[:80]
 
 
 def upload_path(job: str, item: str) -> str:

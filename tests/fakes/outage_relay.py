@@ -172,6 +172,8 @@ class FaultRelay:
             request, rest = _read_head(client)
             if request is None:
                 return
+            if b"\r\nupgrade:" in request.head.lower():
+                client.settimeout(None)  # a websocket may stay quiet for long
             fault = self._fault_for(request.method, request.target)
             if fault is None:
                 self._forward(client, request, rest)
@@ -220,6 +222,8 @@ def _read_head(sock: socket.socket) -> tuple[_Request | None, bytes]:
     names = {line.split(":", 1)[0].strip().lower(): line.split(":", 1)[1].strip() for line in headers}
     kept = [line for line in headers if line.split(":", 1)[0].strip().lower() not in ("connection", "expect")]
     rebuilt = "\r\n".join([lines[0], *kept, "Connection: close"]) + "\r\n\r\n"
+    if "upgrade" in names:  # a websocket (Prefect's events): relayed as it is, for as long as it lasts
+        rebuilt = head.decode("latin-1") + "\r\n\r\n"
     length = names.get("content-length")
     return _Request(
         method=method,

@@ -196,7 +196,9 @@ def test_cancel_stops_new_items_and_keeps_snapshots(
 
     fake_model.script("analyzer", faithful_analyzer())
     fake_model.script("judge", judge_then_cancel)
-    state = run(package_batch([str(p) for p in files], concurrency=1, storage_url=storage_url, return_state=True))
+    # one item in flight (one model call too): the second is not under way yet when the cancel comes
+    state = run(package_batch([str(p) for p in files], concurrency=1, storage_url=storage_url, items_in_flight=1,
+                              return_state=True))  # fmt: skip
     assert state.is_cancelled()
     batch = state.result(raise_on_failure=False)
     assert batch.status == "stopped"

@@ -32,8 +32,8 @@ from prefect.client.orchestration import get_client
 from prefect.events import emit_event
 
 from flows.launch import launch_batch
-from flows.pipeline import PACKAGE_RECORDING_DEPLOYMENT, package_batch
-from rlauto_core.config import RunOptions, Settings
+from flows.pipeline import package_batch
+from rlauto_core.config import PACKAGE_RECORDING_DEPLOYMENT, RunOptions, Settings
 from rlauto_core.errors import ConfigError
 from rlauto_core.store.storage import open_storage
 from tests.conftest import EXAMPLES, REPO_ROOT
@@ -224,7 +224,8 @@ def served(prefect_api_url: str, model: FakeLlmServer, tmp_path: Path) -> Iterat
                 "PREFECT_RUNNER_POLL_FREQUENCY": "1", "RLAUTO_STORAGE_URL": (tmp_path / "worker-store").as_uri()})  # fmt: skip
     code = (
         "from prefect import serve\n"
-        "from flows.pipeline import PACKAGE_RECORDING_DEPLOYMENT, package_batch, package_recording\n"
+        "from flows.pipeline import package_batch, package_recording\n"
+        "from rlauto_core.config import PACKAGE_RECORDING_DEPLOYMENT\n"
         "serve(package_recording.to_deployment(name='package-recording'),\n"
         "      package_batch.to_deployment(name='package-batch',"
         " parameters={'via_deployment': PACKAGE_RECORDING_DEPLOYMENT}))\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rlauto_core.package import package_file_name
-from rlauto_core.store.index import ItemRow, IterationRow, append_item, read_table
+from rlauto_core.store import ItemRow, IterationRow, append_item, read_table
 from rlauto_core.store.index_schema import ITEMS_DIR, ITEMS_SCHEMA, ITERATIONS_DIR, ITERATIONS_SCHEMA
 from rlauto_core.store.layout import batch_job_id, item_id, iteration_path
 from rlauto_core.store.storage import FsspecStorage, is_transient_storage_error, open_storage

@@ -20,10 +20,10 @@ import pytest
 from rlauto_core.config.options import RunOptions
 from rlauto_core.package import TaskPackage
 from rlauto_core.pipeline import BatchOutcome, ItemOutcome, plan_batch
-from rlauto_core.store import layout
+from rlauto_core.store import layout, stage_recording
 from rlauto_core.store.storage import FsspecStorage, open_storage
 from tasks.recording_tasks import export
-from tasks.storage_io import bundle_all_results, stage_upload
+from tasks.storage_io import bundle_all_results
 from tests.orchestration.backend import backend_files
 
 MiB = 1024 * 1024
@@ -108,13 +108,15 @@ def test_a_recording_is_hashed_staged_and_exported_streaming(tmp_path: Path) -> 
                                                                  max_upload_mb=100)), size)}  # fmt: skip
     item = plans[0].items[0]
     assert item.source_sha256 == hashlib.sha256(recording.read_bytes()).hexdigest() and item.size == size
-    shares["stage"] = peak_share(lambda: stage_upload(storage, item.source, item, 100), size)
+    shares["stage"] = peak_share(
+        lambda: stage_recording(storage, item.source, item.upload_path, item.source_sha256, 100), size
+    )
     assert storage.read_bytes(item.upload_path) == recording.read_bytes()
     outcome = completed(item.job_id, 0, storage).model_copy(update={"item_id": item.item_id})
     # once on a small recording first: the index rows import pyarrow's pandas support once per
     # process (24 MB of module objects), which is no part of the export's own memory
     small = plan_batch([str(EXAMPLE)], RunOptions(), max_files=5, max_upload_mb=100).items[0]
-    stage_upload(storage, small.source, small, 100)
+    stage_recording(storage, small.source, small.upload_path, small.source_sha256, 100)
     export.fn(small, completed(small.job_id, 1, storage).model_copy(update={"item_id": small.item_id}),
               TaskPackage(), "", False)  # fmt: skip
     done: list[ItemOutcome] = []
@@ -211,7 +213,7 @@ def test_an_item_export_on_s3_is_byte_identical_to_the_local_one(s3_url: str, tm
     written = {}
     for name, storage in (("file", open_storage((tmp_path / "store").as_uri())), ("s3", open_storage(s3_url))):
         item = plan_batch([str(recording)], RunOptions(), max_files=5, max_upload_mb=100).items[0]
-        stage_upload(storage, item.source, item, 100)
+        stage_recording(storage, item.source, item.upload_path, item.source_sha256, 100)
         outcome = completed(item.job_id, 0, storage).model_copy(update={"item_id": item.item_id})
         done = export.fn(item, outcome, TaskPackage(), "", False)
         assert done.output_zip_path is not None
