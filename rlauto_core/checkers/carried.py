@@ -3,7 +3,7 @@
 An id the attempt creates (its own page, the cart its session was handed) differs in every
 attempt, so it is bound by dataflow inside the attempt: any earlier successful answer that
 carried it will do, never one named recorded call. Answers are read through
-`dataflow.output_locations`, the one list of what a call's answer offers (bodies, results, and
+`checkers.outputs.output_locations`, the one list of what a call's answer offers (bodies, results, and
 whatever else it learns to read). A value inside a list of several entities is a listing, not
 an answer about one entity: a search result does not say the attempt made it.
 """
@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from rlauto_core.package.dataflow import output_locations
+from rlauto_core.checkers.outputs import output_locations
 from rlauto_core.recording import Call, HttpCall, Recording
 
 _INDEX = re.compile(r"^\d+$")

@@ -10,13 +10,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rlauto_core.checkers.views import parse_body, result_view, split_path
+from rlauto_core.checkers.outputs import leaves as leaves
+from rlauto_core.checkers.outputs import output_locations as output_locations
+from rlauto_core.checkers.views import parse_body, split_path
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.forms import answer_outputs
 from rlauto_core.recording import Call, HttpCall, Recording
-
-MAX_LEAVES = 400
-MAX_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -26,28 +24,6 @@ class Location:
     root: str
     path: str
     value: Any
-
-
-def leaves(
-    value: Any, prefix: str = "", depth: int = 0, out: list[tuple[str, Any]] | None = None
-) -> list[tuple[str, Any]]:
-    """(dotted path, scalar) pairs of a JSON value; lists of scalars stay whole (order-free checks)."""
-    found: list[tuple[str, Any]] = [] if out is None else out
-    if len(found) >= MAX_LEAVES or depth > MAX_DEPTH:
-        return found
-    if isinstance(value, dict):
-        for key, item in value.items():
-            leaves(item, f"{prefix}.{key}" if prefix else str(key), depth + 1, found)
-    elif isinstance(value, list) and value and not all(_is_scalar(v) for v in value):
-        for index, item in enumerate(value):
-            leaves(item, f"{prefix}.{index}" if prefix else str(index), depth + 1, found)
-    elif prefix:
-        found.append((prefix, value))
-    return found
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
 
 
 def input_locations(call: Call) -> list[Location]:
@@ -60,20 +36,6 @@ def input_locations(call: Call) -> list[Location]:
             found.extend(Location("request", p, v) for p, v in leaves(body))
         return found
     return [Location("arguments", p, v) for p, v in leaves(call.arguments)]
-
-
-def output_locations(call: Call) -> list[tuple[str, str, Any]]:
-    """(root, path, value) of what the server answered; structured content before parsed text.
-    HTTP answers also carry values outside the body: see rlauto_core.forms.outputs."""
-    if isinstance(call, HttpCall):
-        body = parse_body(call.response_body, call.response_body_encoding, call.header("content-type", response=True))
-        found = [("response", p, v) for p, v in leaves(body)] if isinstance(body, dict | list) else []
-        return found + answer_outputs(call)  # the Location, and what a read's HTML page offers
-    view = result_view(call.result)
-    if not isinstance(view, dict):
-        return []
-    ordered = {k: view[k] for k in ("structuredContent", "json") if k in view}
-    return [("result", p, v) for p, v in leaves(ordered)]
 
 
 def id_like(value: Any) -> bool:
