@@ -104,7 +104,10 @@ async def _planned(
     if plan is None:
         plan = await asyncio.to_thread(plan_batch, list(sources or []), options, max_files=settings.max_batch_files,
                                        max_upload_mb=settings.max_upload_mb, job_id=job_id)  # fmt: skip
-    if plan.missing or not plan.items:
+        if plan.missing:
+            raise RecordingError("batch", "; ".join(plan.missing))
+    # a handed plan's missing sources were the caller's to report (the CLI names each, then runs the rest)
+    if not plan.items:
         raise RecordingError("batch", "; ".join(plan.missing) or "the batch names no recording")
     if not plan.staged:
         plan = await asyncio.to_thread(stage_plan, get_storage(context.storage_url), plan, settings.max_upload_mb)

@@ -310,16 +310,19 @@ class FakeLlmServer:
                     via_proxy=via_proxy,
                 )
                 server._record(request)
-                generation = server._enter()
-                try:
-                    self._serve(api, request)
-                finally:
-                    server._leave(generation)
+                self._serve(api, request)
 
             def _serve(self, api: str, request: RecordedRequest) -> None:
                 step = server._step(request.role, request)
-                if step.get("delay") and server._stopping.wait(float(step["delay"])):
-                    return
+                # In flight means thinking: the count drops before the answer is written, because a
+                # client that has read its answer may send its next request before this thread
+                # would get back here (a gate of 1 was seen as 2 under load).
+                generation = server._enter()
+                try:
+                    if step.get("delay") and server._stopping.wait(float(step["delay"])):
+                        return
+                finally:
+                    server._leave(generation)
                 if step.get("drop"):
                     self.close_connection = True
                     with contextlib.suppress(OSError):

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -29,6 +30,11 @@ def _debug_loggers(level: str, tmp_path: Path, api_url: str) -> set[str]:
         "from flows.cli.app import app\n"
         "try:\n    app(['status', 'job-none'])\n"
         "except SystemExit:\n    pass\n"
+        # whether Prefect logs at debug must not hang on which of its modules a command happened to
+        # load (Prefect sets its logging up when `prefect.main` loads): a line through that setup
+        "import prefect.main\n"
+        "from prefect.logging import get_logger\n"
+        "get_logger('probe').debug('probe')\n"
         "print('PREFECT_LOGGING_LEVEL=' + os.environ.get('PREFECT_LOGGING_LEVEL', ''), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
@@ -65,6 +71,11 @@ def _debug_lines_of_a_worker_run(level: str, pool: str, tmp_path: Path) -> tuple
             run = run_deployment(
                 "scan-inbox/scan-inbox", parameters={"inbox_url": str(inbox)}, timeout=300, poll_interval=1
             )
+            # the run's final state is written before its process's last lines reach the worker's
+            # output: stop the worker only once the run's closing line is there (a loaded machine lags)
+            deadline = time.monotonic() + 60
+            while "Finished in state" not in log_path.read_text(errors="replace") and time.monotonic() < deadline:
+                time.sleep(0.5)
         finally:
             stop_process(proc)
     state = run.state.type.value if run.state else "none"
