@@ -119,6 +119,9 @@ def prefect_env(api_url: str, home: Path) -> dict[str, str]:
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+        # a worker takes a scheduled run at its next poll, every 10 s by default: tests that run
+        # through a worker would wait that out in series, run after run
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
     }
 
 

@@ -4,7 +4,14 @@ scripted`. Here the demo phone asks a person to sign in: the run waits for the p
 the one agent slot, so `rlauto designer run` is refused), the person signs in on the phone and
 hands back, the note is read back from the phone; then `rlauto designer run` designs a task on
 the same phone with a model; `rlauto down` stops everything, the phones worker and the demo
-phone included."""
+phone included.
+
+The same stack, on a port other than 4200, is the one every `rlauto up` user gets: its server
+holds the flows deployed, a worker on pool `rlauto` and the dashboard answer; `rlauto package`
+runs on that server and the Prefect UI, opened in Chromium, shows the run (its API calls go to
+the stack's port); `rlauto status` lists the job; a second `up` is refused. PATH holds no
+virtual environment throughout, as for a user who never activated one (one stack for both: a
+second one would prove nothing the first does not)."""
 
 from __future__ import annotations
 
@@ -24,8 +31,15 @@ import pytest
 from tests.agent.memory.test_designer import VALID
 from tests.agent.scripts import call, turn
 from tests.fakes.llm_server import FakeLlmServer
-from tests.orchestration.test_entry_points import RLAUTO, assert_all_ended, clean_env, stop_stack
-from tests.servers import free_port
+from tests.orchestration.test_entry_points import (
+    RLAUTO,
+    assert_all_ended,
+    clean_env,
+    run_stack_job,
+    stop_stack,
+    ui_shows_run,
+)
+from tests.servers import free_port, wait_http
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-readme-demo-canary-41c2"
@@ -97,7 +111,7 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
         fake.script("agent", turn(call("submit_task", name="Write the standup note", steps=VALID)))
         env = clean_env(tmp_path) | {
             "ANDROID_ADB_SERVER_PORT": str(quiet_port()), "AGENT_BASE_URL": fake.base_url(), "AGENT_MODEL": "agent",
-            "AGENT_API_KEY": KEY, "PREFECT_WORKER_QUERY_SECONDS": "2",
+            "AGENT_API_KEY": KEY, "PREFECT_WORKER_QUERY_SECONDS": "2", "PATH": "/usr/bin:/bin",
         }  # fmt: skip
         up = rlauto(env, "up", "--phones", "--port", str(port), "--dashboard-port", str(dashboard_port), timeout=900)
         follower: Following | None = None
@@ -105,12 +119,25 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
             assert up.returncode == 0, (up.stdout + up.stderr)[-3000:]
             assert "Phones:      pool phones" in up.stdout
             api = f"http://127.0.0.1:{port}/api"
+            assert port != 4200 and json.loads(stack_file.read_text())["api_url"] == api
+            assert f"http://127.0.0.1:{port}" in up.stdout
+            assert httpx.get(f"{api}/health", timeout=5).status_code == 200
             deployments = {d["name"] for d in httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()}
+            assert {"package-recording", "package-batch", "scan-inbox"} <= deployments
             assert {"run-agent", "design-task", "run-steps", "audit-experience"} <= deployments
+            wait_http(f"http://127.0.0.1:{dashboard_port}/", timeout=120)
             deadline = time.monotonic() + 120
             while not (_online(api, "phones") and _online(api, "rlauto")):
                 assert time.monotonic() < deadline, "the workers did not come online"
                 time.sleep(1)
+            again = rlauto(env, "up", "--port", str(free_port()), timeout=120)
+            assert again.returncode != 0 and "already up" in again.stderr
+
+            # the pipeline's job on the stack: it runs on the stack's server, the UI shows it
+            run_stack_job(tmp_path, env, port)
+            assert httpx.get(f"http://127.0.0.1:{port}/ui-settings", timeout=10).json()["api_url"] == api
+            calls = ui_shows_run(f"http://127.0.0.1:{port}", "shop_checkout.zip")
+            assert calls and all(c.startswith(f"{api}/") for c in calls), [c for c in calls if not c.startswith(api)]
 
             demo = rlauto(env, "phone", "demo", "--login")
             assert demo.returncode == 0 and "demo phone demo-1" in demo.stdout, demo.stderr
@@ -150,3 +177,5 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
     assert "demo phone stopped" in down.stdout
     assert "phones-worker" in {p["name"] for p in stack["processes"]}  # type: ignore[union-attr]
     assert_all_ended(down, stack, stack_file)
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2)

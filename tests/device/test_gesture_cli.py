@@ -1,19 +1,33 @@
-"""`rlauto gesture parse` as a user runs it: a subprocess, JSON out, one-line errors."""
+"""`rlauto gesture parse` as a user runs it: JSON out, one-line errors. The command runs in this
+process through the CLI's own app (a process per case cost 3-6 CPU seconds); one case runs as a
+real process to show what a user's terminal gets."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from flows.cli import app
 from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
 
 CLI = [sys.executable, "-c", "from flows.cli import main; main()", "gesture", "parse"]
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120)
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _run(*args: str) -> Done:
+    result = CliRunner().invoke(app, ["gesture", "parse", *args])
+    return Done(result.exit_code, result.stdout, result.stderr)
 
 
 def test_json_output_in_pixels_with_caps_and_screen_and_raw_without(tmp_path: Path) -> None:
@@ -50,3 +64,8 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path: Path) -> Non
         assert done.stderr.startswith(message), done.stderr
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
         assert done.stdout == ""
+    process = subprocess.run([*CLI, str(garbage)], capture_output=True, text=True, timeout=120)
+    assert process.returncode == 2 and process.stdout == ""
+    assert (
+        process.stderr.startswith(f"error: {garbage}: no input events in 2 lines") and process.stderr.count("\n") == 1
+    )

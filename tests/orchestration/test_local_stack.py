@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -173,23 +172,6 @@ def test_a_usable_home_is_left_to_prefect(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", HOME_PROBE], cwd=REPO_ROOT, env=env, capture_output=True,
                           text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "-" and done.stderr == ""
-
-
-@pytest.mark.slow
-def test_the_main_job_runs_with_a_missing_home(tmp_path: Path) -> None:
-    """`rlauto package` on Prefect's temporary server with HOME pointing nowhere: it packages
-    (it timed out after 20-120 s before, with only warnings about ~/.prefect)."""
-    env = {k: v for k, v in clean_env(tmp_path).items() if k != "PREFECT_HOME"}
-    env["HOME"] = str(tmp_path / "no-such-home")
-    done = subprocess.run(
-        [*RLAUTO, "package", str(EXAMPLES / "shop_checkout.zip"), "--json"], cwd=tmp_path, env=env,
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    [item] = json.loads(done.stdout)
-    assert item["status"] == "completed"
-    assert (tmp_path / "data" / "prefect-home").is_dir()
-    assert os.path.exists(tmp_path / "no-such-home") is False
 
 
 def test_up_refuses_a_database_url_it_cannot_use_and_never_shows_a_password(tmp_path: Path) -> None:

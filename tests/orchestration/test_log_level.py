@@ -51,42 +51,29 @@ def test_debug_lines_appear_at_debug_and_not_at_info(prefect_api_url: str, tmp_p
     assert _debug_loggers("info", tmp_path, prefect_api_url) == set()
 
 
-def _debug_lines_of_a_worker_run(level: str, pool: str, tmp_path: Path) -> tuple[str, set[str]]:
-    """Start a process worker on `pool` with LOG_LEVEL=`level`, run the scan-inbox deployment
-    over an empty inbox through it; the run's final state and the rlauto.* loggers that printed a
-    DEBUG line in the worker's output (the flow-run process writes to it)."""
-    from prefect.deployments import run_deployment
+def _finished_lines(log_path: Path, count: int) -> str:
+    """The worker's output once `count` runs have printed their closing line: a run's final state
+    is written before its process's last lines reach the worker's output (a loaded machine lags)."""
+    deadline = time.monotonic() + 60
+    text = log_path.read_text(errors="replace")
+    while text.count("Finished in state") < count and time.monotonic() < deadline:
+        time.sleep(0.5)
+        text = log_path.read_text(errors="replace")
+    return text
 
-    env = {k: v for k, v in os.environ.items() if k != "LOG_LEVEL"}
-    env.update({"LOG_LEVEL": level, "PYTHONPATH": str(REPO_ROOT), "RLAUTO_STORAGE_URL": (tmp_path / "s").as_uri()})
-    inbox = tmp_path / f"inbox-{level}"
-    inbox.mkdir()
-    log_path = tmp_path / f"worker-{level}.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "prefect", "worker", "start", "--pool", pool, "--name", f"{pool}-{level}"],
-            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-        try:
-            run = run_deployment(
-                "scan-inbox/scan-inbox", parameters={"inbox_url": str(inbox)}, timeout=300, poll_interval=1
-            )
-            # the run's final state is written before its process's last lines reach the worker's
-            # output: stop the worker only once the run's closing line is there (a loaded machine lags)
-            deadline = time.monotonic() + 60
-            while "Finished in state" not in log_path.read_text(errors="replace") and time.monotonic() < deadline:
-                time.sleep(0.5)
-        finally:
-            stop_process(proc)
-    state = run.state.type.value if run.state else "none"
-    return state, {m.group(1) for m in DEBUG_LINE.finditer(log_path.read_text()) if m.group(1).startswith("rlauto")}
+
+def _rlauto_debug_loggers(text: str) -> set[str]:
+    return {m.group(1) for m in DEBUG_LINE.finditer(text) if m.group(1).startswith("rlauto")}
 
 
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_a_workers_flow_run_process_follows_log_level(prefect_api_url: str, tmp_path: Path) -> None:
     """The flow-run subprocess a process worker spawns imports only the flow's file: LOG_LEVEL
-    reaches our loggers there too (a debug line of the inbox scan at debug, none at info)."""
+    reaches our loggers there too. One worker started with LOG_LEVEL=debug: its run prints a
+    debug line of the inbox scan; a run whose environment says info (a job variable) prints none."""
+    from prefect.deployments import run_deployment
+
     pool = f"log-level-{uuid.uuid4().hex[:6]}"
     prefect = [sys.executable, "-m", "prefect"]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
@@ -95,8 +82,31 @@ def test_a_workers_flow_run_process_follows_log_level(prefect_api_url: str, tmp_
     deploy = subprocess.run([*prefect, "--no-prompt", "deploy", "-n", "scan-inbox", "--pool", pool],
                             cwd=REPO_ROOT, env=env, capture_output=True, text=True)  # fmt: skip
     assert deploy.returncode == 0, deploy.stdout[-2000:] + deploy.stderr[-2000:]
-    assert _debug_lines_of_a_worker_run("debug", pool, tmp_path) == ("COMPLETED", {"rlauto.inbox"})
-    assert _debug_lines_of_a_worker_run("info", pool, tmp_path) == ("COMPLETED", set())
+
+    worker_env = {k: v for k, v in env.items() if k != "LOG_LEVEL"}
+    worker_env.update({"LOG_LEVEL": "debug", "RLAUTO_STORAGE_URL": (tmp_path / "s").as_uri()})
+    log_path = tmp_path / "worker.log"
+    states: list[str] = []
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [*prefect, "worker", "start", "--pool", pool, "--name", pool],
+            cwd=tmp_path, env=worker_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        try:
+            for level, job_variables in (("debug", {}), ("info", {"env": {"LOG_LEVEL": "info"}})):
+                inbox = tmp_path / f"inbox-{level}"
+                inbox.mkdir()
+                run = run_deployment("scan-inbox/scan-inbox", parameters={"inbox_url": str(inbox)},
+                                     job_variables=job_variables, timeout=300, poll_interval=1)  # fmt: skip
+                states.append(run.state.type.value if run.state else "none")
+                if level == "debug":
+                    first = _finished_lines(log_path, 1)
+            both = _finished_lines(log_path, 2)
+        finally:
+            stop_process(proc)
+    assert states == ["COMPLETED", "COMPLETED"]
+    assert _rlauto_debug_loggers(first) == {"rlauto.inbox"}
+    assert _rlauto_debug_loggers(both[len(first) :]) == set()
 
 
 @pytest.mark.parametrize(("level", "expected"), [("debug", "DEBUG"), ("warning", "WARNING")])
