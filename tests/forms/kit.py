@@ -247,7 +247,15 @@ class Browser:
                         "pages": self.pages, "entries": self.entries}}  # fmt: skip
 
 
-_STATUS_TEXT = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 302: "Found", 303: "See Other", 422: "Unprocessable Content"}
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    204: "No Content",
+    302: "Found",
+    303: "See Other",
+    422: "Unprocessable Content",
+}
 
 
 def recording_zip(instruction: str, site: str, rec_id: str, browser: Browser) -> bytes:

@@ -42,6 +42,15 @@ def test_form_secrets_are_redacted_where_form_traffic_puts_them() -> None:
     part = (f'--b\r\nContent-Disposition: form-data; name="authenticity_token"\r\n\r\n{TOKEN_PART}\r\n'
             '--b\r\nContent-Disposition: form-data; name="doc[title]"\r\n\r\nMSA\r\n--b--\r\n')  # fmt: skip
     assert TOKEN_PART not in redact_form_secrets(part) and "MSA" in redact_form_secrets(part)
+    # ASP.NET WebForms: the page state blobs and the anti-forgery field, as a form and as hidden inputs
+    state = "CANARY-viewstate-" + "Qk9" * 40
+    webforms = (f"__EVENTTARGET=&__VIEWSTATE={state}&__VIEWSTATEGENERATOR=CA0B0334&__EVENTVALIDATION={TOKEN_PART}"
+                f"&__RequestVerificationToken={TOKEN_FORM}&ctl00%24MainContent%24txtAmount=48.60")  # fmt: skip
+    redacted = redact_text(webforms)
+    assert not any(c in redacted for c in (state, TOKEN_PART, TOKEN_FORM))
+    assert "__VIEWSTATEGENERATOR=CA0B0334" in redacted and "txtAmount=48.60" in redacted
+    hidden = f'<input type="hidden" name="__VIEWSTATE" id="__VIEWSTATE" value="{state}" />'
+    assert state not in redact_text(hidden) and 'name="__VIEWSTATE"' in redact_text(hidden)
     # the other rules still hold, and prose is left alone
     assert TOKEN_FORM not in (redact_body(f'{{"html": "<input name=\\"_token\\" value=\\"{TOKEN_FORM}\\">"}}') or "")
     assert redact_text("set the title = Jam & Co") == "set the title = Jam & Co"
