@@ -23,6 +23,7 @@ from rlauto_core.package.volatile import client_made, handed_out, is_digest, is_
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
 
 _LONG = 8  # a changed value this long is replaced wherever it appears; shorter ones only under its key
+_SEGMENT = re.compile(r"(?<=/)([^/?#\"'<\s]+)(?=[/?#\"'<\s]|$)")  # a path segment, in a URL or a page
 # a multipart text part (not a file): its headers, its name, its value up to the next boundary
 _PART = re.compile(
     r"""(Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"(?![^\r\n]*filename)[^\r\n]*\r?\n"""
@@ -108,9 +109,10 @@ class _Changes:
 
     def paths(self, text: str) -> str:
         """Ids renamed where they are path segments (`/calls/9131/`): in a URL, a Location, a page's links."""
-        for old, new in self.ids.items():
-            text = re.sub(rf"(?<=/){re.escape(old)}(?=[/?#\"'<\s]|$)", str(new), text)
-        return text
+        if not self.ids:
+            return text
+        # one pass over the text whatever the number of ids (a fragment can show a thousand)
+        return _SEGMENT.sub(lambda m: str(self.ids.get(m.group(1), m.group(1))), text)
 
     def location(self, value: str) -> str:
         """A Location, absolute or relative, with the ids in its path, query (`?id=318`) and
