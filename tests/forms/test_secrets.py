@@ -5,6 +5,7 @@ evidence, the model's view, `rlauto inspect`, or a package."""
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -101,3 +102,21 @@ def test_no_canary_reaches_evidence_inspect_or_a_package(tmp_path: Path) -> None
     for where, text in {"evidence": views, "inspect": result.stdout, **packaged}.items():
         for secret in (*CANARIES, *cookies):
             assert secret not in text, (where, secret[:12])
+
+
+def test_webforms_page_state_and_token_reach_no_package(tmp_path: Path) -> None:
+    """The WebForms app of the corpus: every `__VIEWSTATE`, `__EVENTVALIDATION` and
+    `__RequestVerificationToken` value it sent or was shown is gone from the package."""
+    source = Path(__file__).parent / "corpus" / "recordings" / "webforms_expenses.zip"
+    raw = zipfile.ZipFile(source).read("recording.har").decode()
+    names = r"__VIEWSTATE|__EVENTVALIDATION|__RequestVerificationToken"
+    shown = re.findall(rf'name=\\"(?:{names})\\"[^>]*?value=\\"([^"\\]+)', raw)
+    sent = re.findall(rf"(?:{names})=([^&\"]+)", raw)
+    secrets = {s for s in shown + sent if len(s) > 20}
+    assert len(secrets) >= 6
+    outcome = package_offline(source, RunOptions(redact_secrets=True), tmp_path)
+    assert outcome.passed and outcome.package_path is not None, outcome.error
+    with zipfile.ZipFile(outcome.package_path) as archive:
+        text = "".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
+    assert "CA0B0334" in text  # the generator's page name stays
+    assert not [s[:16] for s in secrets if s in text]
