@@ -199,7 +199,10 @@ _VALUE_ATTR = re.compile(r"""(\b(?:value|content)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s
 _FORM_DATA = re.compile(r"form-data", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s")
 # words of secret keys and CSRF names, lowercase: the fields worth a close look (a superset)
-_SECRET_WORD = re.compile(r"tok|secret|pass|key|priv|auth|cookie|sess|sig|cred|code|otp|csrf|xsrf")
+_SECRET_WORD = re.compile(r"tok|secret|pass|key|priv|auth|cookie|sess|sig|cred|code|otp|csrf|xsrf|viewstate|eventval")
+# ASP.NET WebForms' page state: opaque blobs that can carry what the page showed, and are signed
+# with the server's key (a replayable `__VIEWSTATE` is an attack surface): kept out like a token
+_PAGE_STATE = re.compile(r"^__(viewstate(?!generator)\w*|eventvalidation)$", re.IGNORECASE)
 _PART = re.compile(
     r"""(Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n){0,20}\r?\n)"""
     r"(.*?)(?=\r?\n--)",
@@ -215,6 +218,8 @@ def is_secret_field(name: str, value: Any = None) -> bool:
     last = parts[-1] if parts else name
     if is_secret_header(name) or is_secret_key(name) or is_secret_key(last) or _CSRF_NAME.search(name):
         return True
+    if _PAGE_STATE.match(last):
+        return True  # the blobs, not `__VIEWSTATEGENERATOR`'s 8 hex digits of the page's name
     folded = last.lower().replace("-", "").replace("_", "")
     return folded in _AMBIGUOUS_KEYS and isinstance(value, str) and looks_like_credential(value)
 

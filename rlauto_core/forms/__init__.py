@@ -6,7 +6,8 @@ from rlauto_core.forms.bodies import form_fields, form_kind, read_fields
 from rlauto_core.forms.failures import WRITE_METHODS, failure_reasons
 from rlauto_core.forms.html import HtmlPage, answer_page, is_html, scan_html
 from rlauto_core.forms.locations import Location, location_fields, location_of
-from rlauto_core.forms.naming import field_names, form_write_name, is_plumbing
+from rlauto_core.forms.names import field_path
+from rlauto_core.forms.naming import SUBMIT_FIELDS, field_names, form_write_name, is_plumbing
 from rlauto_core.forms.outputs import answer_outputs
 from rlauto_core.forms.traffic import (
     TURBO_STREAM,
@@ -17,6 +18,7 @@ from rlauto_core.forms.traffic import (
 )
 
 __all__ = [
+    "SUBMIT_FIELDS",
     "TURBO_STREAM",
     "WRITE_METHODS",
     "HtmlPage",
@@ -26,6 +28,7 @@ __all__ = [
     "effective_method",
     "failure_reasons",
     "field_names",
+    "field_path",
     "form_fields",
     "form_kind",
     "form_write_name",

@@ -37,7 +37,11 @@ _ERROR_BOXES = frozenset(
      "field-validation-error"]
 )  # fmt: skip
 _INVALID_FIELDS = frozenset(["field_with_errors", "is-invalid", "has-error", "input-validation-error"])
-_DOM_ID = re.compile(r"^[a-z][a-z_]*_(\d+)$")
+_DOM_ID = re.compile(r"^[a-z][a-z_-]*[_-](\d+)$")  # Rails' `comment_99812`, also `task-901`
+# attributes holding a URL the page's script or forms will request (htmx, Turbo frames, buttons)
+_URL_ATTRIBUTES = frozenset(
+    ["hx-get", "hx-post", "hx-put", "hx-patch", "hx-delete", "formaction", "data-url", "data-href"]
+)
 _SKIPPED_INPUTS = frozenset(["password", "file"])
 _SCANNED: SizedCache[HtmlPage] = SizedCache(max_chars=32 * 2**20)  # dataflow reads a page many times
 
@@ -82,6 +86,7 @@ def _scanned(text: str, host: str) -> HtmlPage:
         if count >= MAX_TAGS:
             break
         scan.tag(text, match)
+    scan._close_form()  # a form left open (a fragment, a cut page) still had its buttons
     return HtmlPage(
         title=scan.title,
         offers={k: v for k, v in scan.offers.items() if v},
@@ -110,7 +115,11 @@ class _Scan:
     def __init__(self, host: str) -> None:
         self.host = host
         self.title = ""
-        self.offers: dict[str, Any] = {"inputs": {}, "options": {}, "data": {}, "meta": {}, "links": [], "link_ids": []}
+        self.offers: dict[str, Any] = {
+            "inputs": {}, "options": {}, "data": {}, "meta": {}, "links": [], "link_ids": [], "buttons": {},
+        }  # fmt: skip
+        self.form_buttons: dict[str, list[str]] = {}  # the open form's submit buttons: name -> values
+        self.choices: set[str] = set()  # button names whose value is a choice (two values in one form)
         self.count = 0
         self.errors: list[str] = []
         self.invalid = False
@@ -132,6 +141,8 @@ class _Scan:
         if self.box is not None:
             self._in_box(text, match, closing, name)
         if closing:
+            if name == "form":
+                self._close_form()
             if name == "select":
                 self.select = None
             elif name == "title" and self.title_at is not None:
@@ -147,11 +158,17 @@ class _Scan:
         attrs = attributes(raw)
         self._marks(attrs, name, match.end())
         if name == "form":
+            self._close_form()
             self.has_form = True
             self._link(attrs.get("action"))
         elif name in ("input", "button"):
-            if attrs.get("type", "").lower() not in _SKIPPED_INPUTS and attrs.get("name") and attrs.get("value"):
+            kind = attrs.get("type", "submit" if name == "button" else "text").lower()
+            if kind not in _SKIPPED_INPUTS and attrs.get("name") and attrs.get("value"):
                 self._offer("inputs", attrs["name"], attrs["value"])
+            if kind in ("submit", "image") and attrs.get("name"):
+                values = self.form_buttons.setdefault(attrs["name"][:200], [])
+                if attrs.get("value", "") not in values:
+                    values.append(attrs.get("value", ""))
             if attrs.get("aria-invalid") == "true":
                 self.invalid = True
         elif name == "select":
@@ -166,6 +183,8 @@ class _Scan:
         for key, value in attrs.items():
             if key.startswith("data-") and (key.endswith("id") or key.endswith("-ids")):
                 self._offer("data", key, value)
+            elif key in _URL_ATTRIBUTES:
+                self._link(value)
         dom = _DOM_ID.match(attrs.get("id", ""))
         if dom:
             self._offer("data", "dom_id", dom.group(1))
@@ -192,6 +211,17 @@ class _Scan:
         for message in [text_of(item) for item in items] or [text_of(inner)]:
             if message and len(self.errors) < MAX_ERRORS and message not in self.errors:
                 self.errors.append(message[:200])
+
+    def _close_form(self) -> None:
+        """A form's submit buttons: one value per name is the button's label (UI wording, sent
+        whatever the person chose); two or more values under one name are a choice."""
+        for name, values in self.form_buttons.items():
+            if len(values) > 1:
+                self.choices.add(name)
+                self.offers["buttons"].pop(name, None)
+            elif name not in self.choices:
+                self._offer("buttons", name, values[0] or name)
+        self.form_buttons = {}
 
     def _offer(self, kind: str, name: str, value: str) -> None:
         if not value or len(value) > MAX_VALUE_CHARS or self.count >= MAX_OFFERED:

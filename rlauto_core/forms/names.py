@@ -40,6 +40,11 @@ def name_path(name: str) -> list[str] | None:
     return path
 
 
+def field_path(name: str) -> str:
+    """A form field's name as the dotted path checkers use: `ticket[subject]` -> `ticket.subject`."""
+    return ".".join(name_path(name) or [name])
+
+
 def nest(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
     """Fields as nested values (leaves are anything but dicts and lists); None when a name nests
     past MAX_DEPTH. Names whose shapes conflict keep the whole form flat, so nothing is lost."""

@@ -23,6 +23,8 @@ CSRF_FIELDS = re.compile(
     r"xsrf_token|_xsrf|yii_csrf_token|form_token|form_build_id)$",
     re.IGNORECASE,
 )
+# the names frameworks give a form's submit button when the page is not there to say so
+SUBMIT_FIELDS = re.compile(r"^(commit|submit|button)$", re.IGNORECASE)
 _PLUMBING = re.compile(
     r"^(_method|utf8|_charset_|commit|button|submit|action|__(viewstate\w*|eventvalidation|eventtarget|"
     r"eventargument|lastfocus|previouspage))$",

@@ -3,7 +3,8 @@
 - `location`: the Location of any answer below 400 (see `locations.location_fields`), the same
   fields a checker sees under `location`, so a `same_as` on `location.segments.1` finds the id
   a later attempt's server made.
-- `html`: what a read's HTML page offers (`html.inputs.<name>`, `html.options.<name>`,
+- `html`: what an HTML page offers (a read's page, or the fragment a successful write answered
+  with: htmx swaps, Turbo streams) (`html.inputs.<name>`, `html.options.<name>`,
   `html.data.<attr>`, `html.meta.<name>`, `html.links`, `html.link_ids`), each a list: seen
   values, never a single id to tie a check to (a page lists many; the agent picks one). A CSRF
   token sits at `html.inputs.authenticity_token` or `html.meta.csrf-token`, where its name says
@@ -26,7 +27,12 @@ def answer_outputs(call: HttpCall) -> list[Output]:
     location = location_fields(call)
     if location is not None:
         found.extend(("location", path, value) for path, value in _flattened(location))
-    page = answer_page(call) if call.method.upper() in ("GET", "HEAD") else None
+    page = answer_page(call)
+    if page is not None and call.method.upper() not in ("GET", "HEAD"):
+        # a write answered with a fragment (htmx, a Turbo stream) shows what it made there; a
+        # failed one, or a form re-rendered with its errors, made nothing
+        accepted = call.status is not None and call.status < 400 and not page.invalid
+        page = page if accepted else None
     if page is not None:
         found.extend(("html", path, value) for path, value in _flattened(page.offers))
     return found

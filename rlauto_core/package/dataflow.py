@@ -14,6 +14,7 @@ from rlauto_core.checkers.outputs import leaves as leaves
 from rlauto_core.checkers.outputs import output_locations as output_locations
 from rlauto_core.checkers.views import parse_body, split_path
 from rlauto_core.evidence.models import Evidence
+from rlauto_core.forms import SUBMIT_FIELDS, field_path
 from rlauto_core.recording import Call, HttpCall, Recording
 
 
@@ -95,3 +96,32 @@ def known_before(recording: Recording, call_ids: set[str]) -> dict[str, set[str]
         seen.update(str(v) for loc in input_locations(call) for v in _flat_values(loc.value))
         seen.update(str(v) for _, _, value in output_locations(call) for v in _flat_values(value))
     return found
+
+
+@dataclass(frozen=True)
+class Buttons:
+    """Form fields the recording's pages showed as a form's one submit button (`html.buttons`),
+    and every field a page offered at all: a button's value is its label, UI wording."""
+
+    shown: dict[str, int]  # field path -> position of the first call whose page showed it
+    offered: set[str]
+
+    def label(self, path: str, position: int) -> bool:
+        """Is `path`, sent by the call at `position`, a submit button's label? A page before the
+        call showed it so, or, with no page offering the field, its name is the frameworks'."""
+        if path in self.shown:
+            return self.shown[path] < position
+        return path not in self.offered and SUBMIT_FIELDS.match(path) is not None
+
+
+def submit_buttons(recording: Recording) -> Buttons:
+    shown: dict[str, int] = {}
+    offered: set[str] = set()
+    for position, call in enumerate(recording.calls):
+        for root, path, _ in output_locations(call):
+            kind, _, name = path.partition(".")
+            if root == "html" and kind in ("buttons", "inputs") and name:
+                offered.add(field_path(name))
+                if kind == "buttons":
+                    shown.setdefault(field_path(name), position)
+    return Buttons(shown, offered)

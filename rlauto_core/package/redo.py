@@ -16,12 +16,20 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from rlauto_core.evidence.build import build_evidence
+from rlauto_core.forms import field_path
 from rlauto_core.package.calls import attempt_from_calls
-from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
+from rlauto_core.package.dataflow import input_locations, invented_values, output_locations, submit_buttons
 from rlauto_core.package.volatile import client_made, handed_out, is_digest, is_told, told_values, volatile_kind
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
 
 _LONG = 8  # a changed value this long is replaced wherever it appears; shorter ones only under its key
+_SEGMENT = re.compile(r"(?<=/)([^/?#\"'<\s]+)(?=[/?#\"'<\s]|$)")  # a path segment, in a URL or a page
+# a multipart text part (not a file): its headers, its name, its value up to the next boundary
+_PART = re.compile(
+    r"""(Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"(?![^\r\n]*filename)[^\r\n]*\r?\n"""
+    r"(?:[^\r\n]+\r?\n){0,20}\r?\n)([^\r\n]{0,4000})(?=\r?\n--)",
+    re.IGNORECASE,
+)
 _FORM = re.compile(r"^[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*$")
 
 
@@ -53,8 +61,9 @@ def _later(value: Any) -> Any:
 class _Changes:
     """Old value (as text) -> new value: ids everywhere, volatile values under volatile keys."""
 
-    def __init__(self, ids: dict[str, Any], volatile: dict[str, Any]) -> None:
+    def __init__(self, ids: dict[str, Any], volatile: dict[str, Any], labels: frozenset[str] = frozenset()) -> None:
         self.ids, self.volatile = ids, volatile
+        self.labels = labels  # field paths of submit buttons: their labels change with the UI language
 
     def __bool__(self) -> bool:
         return bool(self.ids or self.volatile)
@@ -63,7 +72,8 @@ class _Changes:
         text = str(node)
         if text in self.ids and (isinstance(node, (str, int | float))):
             return self.ids[text] if isinstance(node, str) else _new_id(node)
-        if text in self.volatile and (volatile_kind(key, node) is not None or len(text) >= _LONG):
+        volatile_key = volatile_kind(key, node) is not None or field_path(key) in self.labels
+        if text in self.volatile and (volatile_key or len(text) >= _LONG):
             return self.volatile[text] if isinstance(node, str) else _later(node)
         return node
 
@@ -91,15 +101,31 @@ class _Changes:
         try:
             return json.dumps(self.swap(json.loads(text)), ensure_ascii=False)
         except (ValueError, RecursionError):
+            if _PART.search(text):  # a multipart form: each text part's value as a field's
+                return _PART.sub(lambda m: m.group(1) + str(self.leaf(m.group(3), m.group(2))), text)
             if not _FORM.match(text):
                 return self.paths(text)  # an HTML page: the links to what the server made
             return urlencode([(k, str(self.leaf(v, k))) for k, v in parse_qsl(text, keep_blank_values=True)])
 
     def paths(self, text: str) -> str:
         """Ids renamed where they are path segments (`/calls/9131/`): in a URL, a Location, a page's links."""
+        if not self.ids:
+            return text
+        # one pass over the text whatever the number of ids (a fragment can show a thousand)
+        return _SEGMENT.sub(lambda m: str(self.ids.get(m.group(1), m.group(1))), text)
+
+    def location(self, value: str) -> str:
+        """A Location, absolute or relative, with the ids in its path, query (`?id=318`) and
+        fragment (`#comment-99812`) renamed."""
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            return self.paths(value)
+        fragment = parts.fragment
         for old, new in self.ids.items():
-            text = re.sub(rf"(?<=/){re.escape(old)}(?=[/?#\"'<\s]|$)", str(new), text)
-        return text
+            if fragment == old or re.search(rf"[_:-]{re.escape(old)}$", fragment):
+                fragment = fragment[: len(fragment) - len(old)] + str(new)
+        return urlunsplit((*urlsplit(self.url(value))[:4], fragment))
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)
@@ -118,7 +144,7 @@ def _swap_call(call: Call, changes: _Changes) -> Call:
         data["response_body"] = changes.text(call.response_body, call.response_body_encoding)
         # a redirect names what the write made (`Location: /calls/9131/`)
         data["response_headers"] = [
-            (name, changes.paths(value) if name.lower() in ("location", "content-location") else value)
+            (name, changes.location(value) if name.lower() in ("location", "content-location") else value)
             for name, value in call.response_headers
         ]
     else:
@@ -127,19 +153,30 @@ def _swap_call(call: Call, changes: _Changes) -> Call:
     return type(call).model_validate(data)
 
 
-def _volatile_values(golden: Recording, instruction: str) -> dict[str, Any]:
-    """Values a later run sends differently: under volatile keys, and ids the client made up
-    (never one the instruction states)."""
+def _volatile_values(golden: Recording, instruction: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """Values a later run sends differently: under volatile keys, submit buttons' labels (the same
+    form in another UI language), and ids the client made up (never one the instruction states);
+    and the field paths of the labels."""
     told = told_values(instruction)
     seen: set[str] = set(told)
     found: dict[str, Any] = {}
+    buttons = submit_buttons(golden)
+    labels: set[str] = set()
     for call in golden.calls:
         for loc in input_locations(call):
             values = loc.value if isinstance(loc.value, list) else [loc.value]
+            # a button any page of the trajectory showed (the golden keeps few pages), or by its name
+            label = loc.root == "request" and buttons.label(loc.path, len(golden.calls))
+            if label:
+                labels.add(loc.path)
             for value in values:
-                if value is None or isinstance(value, bool | dict | list) or is_told(value, told):
+                if value is None or isinstance(value, bool | dict | list) or (is_told(value, told) and not label):
                     continue
-                if volatile_kind(loc.path, value) is not None or (client_made(value, seen) and not is_digest(loc.path)):
+                if (
+                    label
+                    or volatile_kind(loc.path, value) is not None
+                    or (client_made(value, seen) and not is_digest(loc.path))
+                ):
                     found.setdefault(str(value), _later(value))
             seen.update(str(v) for v in values if v is not None)
         for _, path, value in output_locations(call):
@@ -148,7 +185,7 @@ def _volatile_values(golden: Recording, instruction: str) -> dict[str, Any]:
             if volatile_kind(path, value) is not None and not is_told(value, told):
                 found.setdefault(str(value), _later(value))
             seen.add(str(value))
-    return found
+    return found, frozenset(labels)
 
 
 def _diff_values(diff: DbDiff, changes: _Changes) -> DbDiff:
@@ -170,7 +207,8 @@ def redo_attempts(golden: Recording, instruction: str | None = None) -> tuple[Re
     made = {**handed_out(golden, evidence, {c.id for c in golden.calls}), **invented_values(golden, evidence)}
     told = golden.task.instruction if instruction is None else instruction
     renamed = _Changes({value: str(_new_id(value)) for value in made}, {})
-    later = _Changes({}, {k: v for k, v in _volatile_values(golden, told).items() if k not in made})
+    volatile, labels = _volatile_values(golden, told)
+    later = _Changes({}, {k: v for k, v in volatile.items() if k not in made}, labels)
     return _redone(golden, renamed), _redone(golden, later)
 
 

@@ -28,7 +28,15 @@ from typing import Any
 
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.package.dataflow import Origin, id_like, input_locations, invented_values, output_locations
+from rlauto_core.package.dataflow import (
+    Buttons,
+    Origin,
+    id_like,
+    input_locations,
+    invented_values,
+    output_locations,
+    submit_buttons,
+)
 from rlauto_core.package.models import ValueRole
 from rlauto_core.package.volatile import client_made, handed_out, is_digest, is_told, told_values, volatile_kind
 from rlauto_core.recording import Recording
@@ -57,6 +65,7 @@ class ValueModel:
     positions: dict[str, int] = field(default_factory=dict)  # call id -> its position in the recording
     first_seen: dict[str, int] = field(default_factory=dict)  # value -> position of the first call showing it
     shown_by: dict[str, str] = field(default_factory=dict)  # value -> the first call whose answer showed it
+    buttons: Buttons = field(default_factory=lambda: Buttons({}, set()))  # forms' submit buttons
 
     @classmethod
     def of(cls, recording: Recording, evidence: Evidence, golden: Iterable[str]) -> ValueModel:
@@ -81,7 +90,12 @@ class ValueModel:
             positions={c.id: n for n, c in enumerate(recording.calls)},
             first_seen=first_seen,
             shown_by=shown,
+            buttons=submit_buttons(recording),
         )
+
+    def submit_button(self, call_id: str, path: str) -> bool:
+        """Is this field the form's submit button, whose value is its label (dataflow.Buttons)?"""
+        return self.buttons.label(path, self.positions.get(call_id, len(self.positions)))
 
     def seen_before(self, value: Any, call_id: str) -> bool:
         """Did an input or answer before call `call_id` hold this value? (No call: anywhere in the recording.)"""
@@ -106,6 +120,11 @@ class ValueModel:
                 return ValueRole(role="created", reason="holds ids the attempt creates: only their presence counts")
             ids = bool(value) and (all(id_like(v) for v in value) or canonical_key(name) is not None)
             return ValueRole(role="stable" if ids else "content", reason="chosen by the agent: compared")
+        if isinstance(value, str) and self.submit_button(call_id, path):
+            return ValueRole(
+                role="volatile",
+                reason="the submit button's label: UI wording (another language sends another), never compared",
+            )
         if is_told(value, self.told):
             told = "stable" if id_like(value) or canonical_key(name) is not None else "content"
             return ValueRole(role=told, reason="named by the instruction: compared by value")

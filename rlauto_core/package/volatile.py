@@ -18,7 +18,7 @@ from rlauto_core.evidence.models import Evidence
 from rlauto_core.package.dataflow import Origin, id_like, input_locations, output_locations
 from rlauto_core.recording import Call, HttpCall, Recording
 
-VolatileKind = Literal["lock", "csrf", "nonce", "clock", "total"]
+VolatileKind = Literal["lock", "csrf", "nonce", "clock", "total", "page_state"]
 
 _LOCK = frozenset(["version", "rev", "revision", "etag", "vsn"])
 _LOCK_PARTS = frozenset(["number", "value", "id"])
@@ -37,6 +37,7 @@ _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 _EPOCH = re.compile(r"^1[5-9]\d{8}(\d{3})?(\.\d+)?$")
 _STRUCTURED_ID = re.compile(r"^[A-Za-z]+(?:[_.:-][A-Za-z]+)*[_.:-]?\d+$")
 _INDEX = re.compile(r"^\d+$")
+PAGE_STATE = re.compile(r"^__(viewstate\w*|eventvalidation|previouspage)$", re.IGNORECASE)
 
 
 _QUOTED = re.compile(r"'([^']{1,200})'|\"([^\"]{1,200})\"|‘([^’]{1,200})’|“([^”]{1,200})”|「([^」]{1,200})」")
@@ -81,8 +82,11 @@ def volatile_kind(path: str, value: Any) -> VolatileKind | None:
     words = key_words(path)
     last = words[-1] if words else ""
     wordset = set(words)
-    if wordset & _CSRF or path.rsplit(".", 1)[-1].lower() in ("_token", "__requestverificationtoken"):
+    own = path.rsplit(".", 1)[-1].lower()
+    if wordset & _CSRF or own in ("_token", "__requestverificationtoken"):
         return "csrf"
+    if PAGE_STATE.match(own):
+        return "page_state"  # ASP.NET WebForms' round-tripped page state: new blobs every page view
     if last in _LOCK or (last in _LOCK_PARTS and _parent_words(path)[-1:] in ([w] for w in _LOCK)):
         return "lock"  # `version`, `lock_version`, and inside a version object: `version.number`
     if wordset & _NONCE or (last == "id" and wordset & _NONCE_WITH_ID):

@@ -112,9 +112,15 @@ class Browser:
         html: str | None = None,
         turbo: bool = False,
         boundary: str | None = None,
+        fetch: bool = False,
+        headers: dict[str, str] | None = None,
+        answer_headers: dict[str, str] | None = None,
+        mime: str | None = None,
     ) -> None:
-        """A form post: a page navigation, or Turbo's fetch; answered by a redirect or a re-render."""
-        headers = {"Origin": self.site, "Accept": TURBO_ACCEPT if turbo else "text/html,application/xhtml+xml"}
+        """A form post: a page navigation, or Turbo's (or a script's: `fetch`, with its own
+        `headers`) fetch; answered by a redirect, a re-render or a fragment (`mime`)."""
+        accept = TURBO_ACCEPT if turbo else "text/html,application/xhtml+xml"
+        headers = {"Origin": self.site, "Accept": accept, **(headers or {})}
         if turbo:
             headers["X-Turbo-Request-Id"] = self.fresh("turbo-request")
         if boundary is not None:
@@ -125,9 +131,15 @@ class Browser:
             body = urlencoded([(n, v) for n, v in fields if isinstance(v, str)])
         headers["Content-Type"] = content_type
         extra = {"Location": location} if location else {}
-        mime = HTML if html is not None else "text/html; charset=utf-8"
-        self._entry("POST", self.site + path, "fetch" if turbo else "document", headers, (content_type, body),
+        extra.update(answer_headers or {})
+        mime = mime or (HTML if html is not None else "text/html; charset=utf-8")
+        kind = "fetch" if turbo or fetch else "document"
+        self._entry("POST", self.site + path, kind, headers, (content_type, body),
                     status, mime, html or "", extra=extra, gap=900)  # fmt: skip
+
+    def partial(self, path: str, headers: dict[str, str], html: str, *, mime: str = HTML) -> None:
+        """A script's partial-page read (htmx, a Turbo stream, an XHR for a fragment)."""
+        self._entry("GET", self.site + path, "fetch", {"Accept": "text/html", **headers}, None, 200, mime, html, gap=60)
 
     def frame(self, path: str, frame_id: str, html: str) -> None:
         """A Turbo frame loading its content (a partial page)."""
@@ -235,7 +247,15 @@ class Browser:
                         "pages": self.pages, "entries": self.entries}}  # fmt: skip
 
 
-_STATUS_TEXT = {200: "OK", 202: "Accepted", 302: "Found", 303: "See Other", 422: "Unprocessable Content"}
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    204: "No Content",
+    302: "Found",
+    303: "See Other",
+    422: "Unprocessable Content",
+}
 
 
 def recording_zip(instruction: str, site: str, rec_id: str, browser: Browser) -> bytes:

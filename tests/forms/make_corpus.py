@@ -14,7 +14,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.forms.apps import admin_console, django_crm, documents, helpdesk  # noqa: E402
+from tests.forms.apps import (  # noqa: E402
+    admin_console,
+    django_crm,
+    documents,
+    helpdesk,
+    laravel_board,
+    turbo_stock,
+    webforms_expenses,
+)
 from tests.package.corpus_kit import write_corpus  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "corpus"
@@ -23,6 +31,9 @@ APPS = {
     "admin_console": admin_console.build,
     "documents": documents.build,
     "django_crm": django_crm.build,
+    "laravel_board": laravel_board.build,
+    "webforms_expenses": webforms_expenses.build,
+    "turbo_stock": turbo_stock.build,
 }
 
 

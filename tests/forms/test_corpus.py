@@ -1,11 +1,8 @@
 """The form-app corpus (tests/forms/corpus, written by make_corpus.py): `rlauto inspect` finds each
 app's state changes, the offline analyzer packages each one (golden full marks, empty attempt 0),
-good attempts made another day pass and wrong ones fail.
-
-Attempts that today's checkers grade wrongly stay in the corpus for the checkers' next phase and
-are not scored here (docs/rules.md, "Server-rendered apps"): helpdesk `good_german_ui` (the
-submit button's label, `commit`, is pinned) and documents `wrong_file` (a file part's sha256 is
-not pinned, so another file of the same name and size passes).
+good attempts made another day pass and wrong ones fail: among them the same forms in another UI
+language (helpdesk `good_german_ui`: only the submit buttons' labels differ) and another file of
+the same name and size (documents `wrong_file`: only its sha256 differs).
 """
 
 from __future__ import annotations
@@ -26,8 +23,8 @@ from tests.package.offline import Packaged, package_offline
 RECORDINGS = HERE / "recordings"
 ATTEMPTS = HERE / "attempts"
 APPS = sorted(p.stem for p in RECORDINGS.glob("*.zip"))
-GOOD = ("good", "good_after_error")
-WRONG = ("wrong_option", "wrong_content", "missing_write", "empty")
+GOOD = ("good", "good_after_error", "good_german_ui")
+WRONG = ("wrong_option", "wrong_content", "wrong_file", "missing_write", "empty")
 
 # what `rlauto inspect` must find: (write name, Location) per write, ids the writes created
 # (value, call id, where), the main entity, and the CSRF field every write sends
@@ -77,8 +74,46 @@ EXPECTED = {
         "main": {"key": "contactId", "value": "512"},
         "csrf": "request.csrfmiddlewaretoken",
     },
+    "laravel_board": {
+        "writes": [
+            ("POST /projects/7/cards (title, priority, column_id, ...)", "/projects/7/cards/create"),  # back()
+            ("POST /projects/7/cards (title, priority, column_id, ...)", "/projects/7/cards/4410"),
+            ("PATCH /projects/7/cards/4410 (column_id, position)", None),  # X-HTTP-Method-Override, 204
+            ("DELETE /projects/7/cards/4410/labels/12", None),
+        ],
+        "created": [("4410", "location.segments.3")],
+        "main": {"key": "projectId", "value": "7"},
+        "csrf": "request._token",
+        "csrf_writes": [0, 1, 3],  # the PATCH sends its token in the X-CSRF-TOKEN header
+    },
+    "webforms_expenses": {
+        "writes": [
+            (
+                "POST /Claims/New.aspx (ctl00$MainContent$txtDescription, ctl00$MainContent$ddlCategory, "
+                "ctl00$MainContent$txtAmount, ...)",
+                "/Claims/Detail.aspx?id=20931",
+            ),
+            (
+                "POST /Claims/Detail.aspx (ctl00$MainContent$ddlApprover, ctl00$MainContent$btnSubmit)",
+                "/Claims/Detail.aspx?id=20931&submitted=1",
+            ),
+        ],
+        "created": [("20931", "location.query.id")],
+        "main": None,
+        "csrf": "request.__RequestVerificationToken",
+    },
+    "turbo_stock": {
+        "writes": [
+            ("POST /transfers (transfer[item_id], transfer[from_id], transfer[to_id], ...)", None),  # a stream
+            ("POST /transfers/7710/approval", None),
+        ],
+        "created": [("7710", "html.data.data-transfer-id"), ("/transfers/7710/approval", "html.links")],
+        "main": {"key": "transferId", "value": "7710"},
+        "csrf": "request.authenticity_token",
+    },
 }
 FAILURES = {
+    "laravel_board": "redirected back to the form, which shows errors: The title field is required.",
     "admin_console": "the form came back with errors: The email field must be a valid email address.",
     "django_crm": "the form came back with errors: Enter a valid date.",
 }
@@ -90,6 +125,7 @@ def test_corpus_files_are_what_the_script_writes() -> None:
     for path, data in written.items():
         assert path.read_bytes() == data, path
     assert sorted(EXPECTED) == APPS
+    assert len(APPS) == 7
 
 
 @pytest.mark.parametrize("name", APPS)
@@ -107,9 +143,29 @@ def test_inspect_finds_the_form_writes_created_ids_main_entity_and_csrf(name: st
     assert created == expected["created"]
     assert all(c["call_id"] in ids for c in report["created"])
     assert report["main_entity"] == expected["main"]
-    succeeded = [w["id"] for w in report["writes"] if not w["failed"]]
     csrf = {v["call_id"] for v in report["volatile"] if v["field"] == expected["csrf"] and v["kind"] == "csrf"}
-    assert csrf == {w["id"] for w in report["writes"]} and set(succeeded) <= csrf
+    writes = [w["id"] for w in report["writes"]]
+    assert csrf == {writes[n] for n in expected.get("csrf_writes", range(len(writes)))}
+
+
+def test_webforms_page_state_is_volatile_and_never_pinned(packaged: dict[str, Packaged]) -> None:
+    """`__VIEWSTATE` and `__EVENTVALIDATION` differ on every page view: volatile, never in a checker."""
+    package = packaged["webforms_expenses"].package
+    assert package is not None
+    roles = [(field, role) for fields in package.value_roles.values() for field, role in fields.items()]
+    state = [(f, r) for f, r in roles if f in ("request.__VIEWSTATE", "request.__EVENTVALIDATION")]
+    assert state and all(r.role == "volatile" for _, r in state)
+    text = json.dumps(package.rubric_checkers)
+    assert '__VIEWSTATE"' not in text and "__EVENTVALIDATION" not in text
+
+
+def test_a_submit_button_label_is_ui_wording_and_never_compared(packaged: dict[str, Packaged]) -> None:
+    """The page showed `commit` as the form's one submit button: its value is a label, not the task."""
+    package = packaged["helpdesk"].package
+    assert package is not None
+    commit = [role for fields in package.value_roles.values() for f, role in fields.items() if f == "request.commit"]
+    assert len(commit) == 3 and all(r.role == "volatile" and "submit button" in r.reason for r in commit)
+    assert all("commit" not in c.get("request", {}) for c in package.rubric_checkers.values())
 
 
 def test_inspect_prints_form_writes_by_name() -> None:
@@ -135,8 +191,8 @@ def test_the_offline_analyzer_packages_each_app(name: str, packaged: dict[str, P
     check = package.validation.self_check
     assert check.golden_full_marks and check.golden_score == check.max_score > 0
     assert check.empty_attempt_score == 0
-    # a rubric for each successful form write, each checked by a call checker
-    writes = [w for w in EXPECTED[name]["writes"] if w[1] is not None]
+    # a rubric for each successful form write (one write of each app with a failure failed), each checked by a call checker
+    writes = EXPECTED[name]["writes"][1 if name in FAILURES else 0 :]
     call_rubrics = [r for r in package.task.rubrics if package.rubric_checkers[r.checker_key]["kind"] == "http_call"]
     assert len(call_rubrics) == len(writes)
 

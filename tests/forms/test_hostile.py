@@ -14,11 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rlauto_core.checkers.outputs import output_locations
 from rlauto_core.checkers.views import parse_body
 from rlauto_core.config import RunOptions
 from rlauto_core.errors import RecordingError
 from rlauto_core.evidence import build_evidence, full_evidence, slim_evidence
 from rlauto_core.forms import failure_reasons, form_fields, form_write_name, scan_html
+from rlauto_core.forms.html import MAX_HTML_CHARS, MAX_OFFERED
 from rlauto_core.importers import import_path
 from rlauto_core.package import invented_values
 from rlauto_core.recording import HttpCall
@@ -102,6 +104,24 @@ def test_a_location_on_another_host_is_recorded_never_taken_for_our_ids(tmp_path
     assert {o.path for o in made.values()} <= {"url", "host"}
     [slim] = [c for c in slim_evidence(recording, evidence)["calls"] if c.get("write")]
     assert slim["location"].startswith("https://evil.example/") and "CANARY-loc-77" not in json.dumps(slim)
+
+
+def test_a_write_answered_with_a_huge_fragment_offers_within_bounds(tmp_path: Path) -> None:
+    """A write's HTML answer is read now (an htmx swap, a Turbo stream): 3.5 MB of rows with ids
+    offer at most MAX_OFFERED values, and the package is still made (the self-check's redo renames
+    the thousand ids those offers make in one pass over the page: one sub per id took 200 s on 8 MB)."""
+    b = session("fragment-bomb")
+    rows = "".join(f'<tr id="row_{n}" data-row-id="{n}"><td>{n}</td></tr>' for n in range(10_000, 70_000))
+    b.submit("/docs", [("doc[kind]", "msa"), ("doc[title]", "MSA")], status=200, fetch=True,
+             headers={"HX-Request": "true"}, html=f"<tbody>{rows}</tbody>")  # fmt: skip
+    path = write(tmp_path, "fragment.zip", b)
+    recording = import_path(path)
+    call = next(c for c in recording.http_calls if c.method == "POST")
+    assert len(call.response_body or "") > MAX_HTML_CHARS
+    offered = [v for root, _, value in output_locations(call) if root == "html" for v in value]
+    assert 0 < len(offered) <= MAX_OFFERED
+    outcome = package_offline(path, RunOptions(), tmp_path / "out")
+    assert outcome.package is not None, outcome.error
 
 
 def test_a_header_bomb_is_read_within_the_importers_limit_and_past_it_refused(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ evidence, the model's view, `rlauto inspect`, or a package."""
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -42,6 +43,15 @@ def test_form_secrets_are_redacted_where_form_traffic_puts_them() -> None:
     part = (f'--b\r\nContent-Disposition: form-data; name="authenticity_token"\r\n\r\n{TOKEN_PART}\r\n'
             '--b\r\nContent-Disposition: form-data; name="doc[title]"\r\n\r\nMSA\r\n--b--\r\n')  # fmt: skip
     assert TOKEN_PART not in redact_form_secrets(part) and "MSA" in redact_form_secrets(part)
+    # ASP.NET WebForms: the page state blobs and the anti-forgery field, as a form and as hidden inputs
+    state = "CANARY-viewstate-" + "Qk9" * 40
+    webforms = (f"__EVENTTARGET=&__VIEWSTATE={state}&__VIEWSTATEGENERATOR=CA0B0334&__EVENTVALIDATION={TOKEN_PART}"
+                f"&__RequestVerificationToken={TOKEN_FORM}&ctl00%24MainContent%24txtAmount=48.60")  # fmt: skip
+    redacted = redact_text(webforms)
+    assert not any(c in redacted for c in (state, TOKEN_PART, TOKEN_FORM))
+    assert "__VIEWSTATEGENERATOR=CA0B0334" in redacted and "txtAmount=48.60" in redacted
+    hidden = f'<input type="hidden" name="__VIEWSTATE" id="__VIEWSTATE" value="{state}" />'
+    assert state not in redact_text(hidden) and 'name="__VIEWSTATE"' in redact_text(hidden)
     # the other rules still hold, and prose is left alone
     assert TOKEN_FORM not in (redact_body(f'{{"html": "<input name=\\"_token\\" value=\\"{TOKEN_FORM}\\">"}}') or "")
     assert redact_text("set the title = Jam & Co") == "set the title = Jam & Co"
@@ -92,3 +102,21 @@ def test_no_canary_reaches_evidence_inspect_or_a_package(tmp_path: Path) -> None
     for where, text in {"evidence": views, "inspect": result.stdout, **packaged}.items():
         for secret in (*CANARIES, *cookies):
             assert secret not in text, (where, secret[:12])
+
+
+def test_webforms_page_state_and_token_reach_no_package(tmp_path: Path) -> None:
+    """The WebForms app of the corpus: every `__VIEWSTATE`, `__EVENTVALIDATION` and
+    `__RequestVerificationToken` value it sent or was shown is gone from the package."""
+    source = Path(__file__).parent / "corpus" / "recordings" / "webforms_expenses.zip"
+    raw = zipfile.ZipFile(source).read("recording.har").decode()
+    names = r"__VIEWSTATE|__EVENTVALIDATION|__RequestVerificationToken"
+    shown = re.findall(rf'name=\\"(?:{names})\\"[^>]*?value=\\"([^"\\]+)', raw)
+    sent = re.findall(rf"(?:{names})=([^&\"]+)", raw)
+    secrets = {s for s in shown + sent if len(s) > 20}
+    assert len(secrets) >= 6
+    outcome = package_offline(source, RunOptions(redact_secrets=True), tmp_path)
+    assert outcome.passed and outcome.package_path is not None, outcome.error
+    with zipfile.ZipFile(outcome.package_path) as archive:
+        text = "".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
+    assert "CA0B0334" in text  # the generator's page name stays
+    assert not [s[:16] for s in secrets if s in text]
