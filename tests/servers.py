@@ -197,3 +197,32 @@ def _copy_live_sqlite(source: Path, target: Path) -> None:
     with contextlib.closing(sqlite3.connect(source)) as src, contextlib.closing(sqlite3.connect(partial)) as dst:
         src.backup(dst)
     partial.rename(target)
+
+
+# Prefect's CLI run several times in one process: each `prefect ...` process costs 4-8 CPU
+# seconds to start, and `prefect deploy --pool` names the pool of one deployment per call.
+# `_app.meta` is what `prefect.cli.app()` calls with the arguments (prefect/cli/_app.py).
+_DEPLOY_SCRIPT = """
+import sys
+from prefect.cli._app import _app, _normalize_top_level_flags
+
+pool, *names = sys.argv[1:]
+calls = [["work-pool", "create", pool, "--type", "process"]]
+calls += [["--no-prompt", "deploy", "-n", name, "--pool", pool] for name in names]
+for args in calls:
+    try:
+        _app.meta(_normalize_top_level_flags(args))
+    except SystemExit as exit:
+        if exit.code not in (0, None):
+            raise SystemExit(f"prefect {' '.join(args)} exited with {exit.code}")
+"""
+
+
+def deploy_on_new_pool(pool: str, names: list[str], env: Mapping[str, str]) -> None:
+    """Create the process work pool `pool` and deploy the prefect.yaml entries `names` on it,
+    in one process, from the checkout (what `prefect work-pool create` and one `prefect deploy -n
+    NAME --pool POOL` per name do)."""
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", _DEPLOY_SCRIPT, pool, *names], cwd=repo, env=dict(env),
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -7,21 +7,40 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import adbutils
 import psutil
 import pytest
+from typer.testing import CliRunner
 
+from flows.cli import app
 from tests.orchestration.test_entry_points import RLAUTO, clean_env
 from tests.servers import free_port
 
-pytestmark = pytest.mark.slow  # a dozen processes
+pytestmark = pytest.mark.slow  # the demo phone's processes
 REPO = Path(__file__).resolve().parents[2]
 
 
 def rlauto(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*RLAUTO, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def in_process(env: dict[str, str], *args: str) -> Done:
+    """A command that only talks to the phone, run through the CLI's app in this process (a
+    process of its own costs 3-6 CPU seconds); the demo phone's start and stop stay real processes."""
+    result = CliRunner().invoke(
+        app, list(args), env={k: env[k] for k in ("ANDROID_ADB_SERVER_PORT", "RLAUTO_DATA_DIR")}
+    )
+    return Done(result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture
@@ -43,22 +62,26 @@ def test_the_demo_phone_runs_in_the_background_until_stopped(env: dict[str, str]
         assert "--device demo-1 --model scripted" in started.stdout and "rlauto phone stop" in started.stdout
         client = adbutils.AdbClient(host="127.0.0.1", port=port)
         assert [(d.serial, d.state) for d in client.list()] == [("demo-1", "device")]
-        again = rlauto(env, "phone", "demo")
+        again = in_process(env, "phone", "demo")
         assert again.returncode == 2 and "a demo phone is running already" in again.stderr
         # what a person does during a takeover, and what a checker reads back
-        signed = rlauto(env, "phone", "shell", "monkey -p com.example.notes 1; input text demo && input keyevent 66")
+        signed = in_process(
+            env, "phone", "shell", "monkey -p com.example.notes 1; input text demo && input keyevent 66"
+        )
         assert signed.returncode == 0, signed.stderr
-        state = json.loads(rlauto(env, "phone", "shell", "dumpsys rlauto-demo").stdout)
+        state = json.loads(in_process(env, "phone", "shell", "dumpsys rlauto-demo").stdout)
         assert state["foreground"] == "com.example.notes" and state["notes"]["signed_in"] is True
-        assert rlauto(env, "phone", "shell", "settings get global wifi_on", "--device", "demo-1").stdout.strip() == "0"
-        unknown = rlauto(env, "phone", "shell", "true", "--device", "demo-9")
+        assert (
+            in_process(env, "phone", "shell", "settings get global wifi_on", "--device", "demo-1").stdout.strip() == "0"
+        )
+        unknown = in_process(env, "phone", "shell", "true", "--device", "demo-9")
         assert unknown.returncode == 2 and unknown.stderr.startswith("error: device demo-9 is not connected")
         pid = _demo_pid(env)
     finally:
         stopped = rlauto(env, "phone", "stop")
     assert stopped.returncode == 0 and stopped.stdout.strip() == "demo phone stopped"
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    assert rlauto(env, "phone", "stop").stdout.strip() == "no demo phone is recorded"
+    assert in_process(env, "phone", "stop").stdout.strip() == "no demo phone is recorded"
 
 
 def test_a_taken_port_is_refused_and_down_stops_the_demo_phone(env: dict[str, str]) -> None:

@@ -20,7 +20,7 @@ from prefect.deployments import run_deployment
 from tests.conftest import REPO_ROOT
 from tests.dataset.conftest import MAIN, Store
 from tests.dataset.helpers import parquet_rows
-from tests.servers import stop_process
+from tests.servers import deploy_on_new_pool, stop_process
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
@@ -40,14 +40,7 @@ def worker(prefect_api_url: str, store: Store, tmp_path: Path) -> Iterator[str]:
     pool = f"dataset-{uuid.uuid4().hex[:6]}"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "RLAUTO_STORAGE_URL": store.storage.url}
     prefect = [sys.executable, "-m", "prefect"]
-    subprocess.run(
-        [*prefect, "work-pool", "create", pool, "--type", "process"], env=env, check=True, capture_output=True
-    )
-    deploy = subprocess.run(
-        [*prefect, "--no-prompt", "deploy", "-n", "export-dataset", "--pool", pool],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-    )  # fmt: skip
-    assert deploy.returncode == 0, deploy.stdout[-2000:] + deploy.stderr[-2000:]
+    deploy_on_new_pool(pool, ["export-dataset"], env)
     log = (tmp_path / "worker.log").open("wb")
     proc = subprocess.Popen(
         [*prefect, "worker", "start", "--pool", pool, "--name", pool],

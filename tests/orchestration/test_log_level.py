@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.servers import stop_process
+from tests.servers import deploy_on_new_pool, stop_process
 
 DEBUG_LINE = re.compile(r"\|\s*DEBUG\s*\|\s*(\S+)")
 
@@ -77,14 +77,13 @@ def test_a_workers_flow_run_process_follows_log_level(prefect_api_url: str, tmp_
     pool = f"log-level-{uuid.uuid4().hex[:6]}"
     prefect = [sys.executable, "-m", "prefect"]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    subprocess.run([*prefect, "work-pool", "create", pool, "--type", "process"], env=env, check=True,
-                   capture_output=True)  # fmt: skip
-    deploy = subprocess.run([*prefect, "--no-prompt", "deploy", "-n", "scan-inbox", "--pool", pool],
-                            cwd=REPO_ROOT, env=env, capture_output=True, text=True)  # fmt: skip
-    assert deploy.returncode == 0, deploy.stdout[-2000:] + deploy.stderr[-2000:]
+    deploy_on_new_pool(pool, ["scan-inbox"], env)
 
     worker_env = {k: v for k, v in env.items() if k != "LOG_LEVEL"}
-    worker_env.update({"LOG_LEVEL": "debug", "RLAUTO_STORAGE_URL": (tmp_path / "s").as_uri()})
+    # Prefect's INFO lines on (the session says WARNING): each run's "Finished in state" line
+    # shows when the run's output is all in the worker's log
+    worker_env.update({"LOG_LEVEL": "debug", "RLAUTO_STORAGE_URL": (tmp_path / "s").as_uri(),
+                       "PREFECT_LOGGING_LEVEL": "INFO"})  # fmt: skip
     log_path = tmp_path / "worker.log"
     states: list[str] = []
     with log_path.open("wb") as log:

@@ -30,7 +30,7 @@ from tests.agent.memory.conftest import Brain
 from tests.agent.scripts import PACKAGE, call, turn
 from tests.conftest import REPO_ROOT
 from tests.fakes.llm_server import FakeLlmServer
-from tests.servers import stop_process
+from tests.servers import deploy_on_new_pool, stop_process
 
 STEPS = [
     {"kind": "app_start", "package": PACKAGE},
@@ -74,16 +74,8 @@ def worker(
         "AGENT_API_KEY": KEY,
         "AGENT_MAX_ATTEMPTS": "1",
     }
+    deploy_on_new_pool(pool, ["audit-experience", "design-task", "run-steps"], env)
     prefect = [sys.executable, "-m", "prefect"]
-    subprocess.run(
-        [*prefect, "work-pool", "create", pool, "--type", "process"], env=env, check=True, capture_output=True
-    )
-    for name in ("audit-experience", "design-task", "run-steps"):  # one at a time: --pool applies to one
-        deploy = subprocess.run(
-            [*prefect, "--no-prompt", "deploy", "-n", name, "--pool", pool],
-            cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-        )  # fmt: skip
-        assert deploy.returncode == 0, deploy.stdout[-2000:] + deploy.stderr[-2000:]
     log = (tmp_path / "worker.log").open("wb")
     proc = subprocess.Popen(
         [*prefect, "worker", "start", "--pool", pool, "--name", pool],
