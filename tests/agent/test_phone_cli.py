@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import adbutils
 import psutil
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
+from tests.in_process_cli import Done, invoke
 from tests.orchestration.test_entry_points import RLAUTO, clean_env
 from tests.servers import free_port
 
@@ -27,20 +25,10 @@ def rlauto(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*RLAUTO, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
 
 
-@dataclass
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 def in_process(env: dict[str, str], *args: str) -> Done:
     """A command that only talks to the phone, run through the CLI's app in this process (a
     process of its own costs 3-6 CPU seconds); the demo phone's start and stop stay real processes."""
-    result = CliRunner().invoke(
-        app, list(args), env={k: env[k] for k in ("ANDROID_ADB_SERVER_PORT", "RLAUTO_DATA_DIR")}
-    )
-    return Done(result.exit_code, result.stdout, result.stderr)
+    return invoke(*args, env={k: env[k] for k in ("ANDROID_ADB_SERVER_PORT", "RLAUTO_DATA_DIR")})
 
 
 @pytest.fixture

@@ -7,26 +7,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from flows.cli import app
+from tests.in_process_cli import Done, invoke
 
 CLI = [sys.executable, "-c", "from flows.cli import main; main()", "agent", "policy"]
 
 
-@dataclass
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 def _run(*args: str) -> Done:
-    result = CliRunner().invoke(app, ["agent", "policy", *args])
-    return Done(result.exit_code, result.stdout, result.stderr)
+    return invoke("agent", "policy", *args)
 
 
 def _run_process(*args: str) -> subprocess.CompletedProcess[str]:

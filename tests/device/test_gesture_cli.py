@@ -7,27 +7,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from flows.cli import app
 from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
+from tests.in_process_cli import Done, invoke
 
 CLI = [sys.executable, "-c", "from flows.cli import main; main()", "gesture", "parse"]
 
 
-@dataclass
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 def _run(*args: str) -> Done:
-    result = CliRunner().invoke(app, ["gesture", "parse", *args])
-    return Done(result.exit_code, result.stdout, result.stderr)
+    return invoke("gesture", "parse", *args)
 
 
 def test_json_output_in_pixels_with_caps_and_screen_and_raw_without(tmp_path: Path) -> None:

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from flows.cli import app
 from tests.importers.corpus import CASES, write_case
+from tests.in_process_cli import invoke
 
 REPO = Path(__file__).resolve().parents[2]
 CLI_CASES = [
@@ -78,10 +77,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
         os.chdir(cwd)  # whatever the command might write lands where the test looks
         try:
             env = {"MAX_UPLOAD_MB": None, "PYTHONPATH": _env({})["PYTHONPATH"], **extra}
-            result = CliRunner().invoke(app, args, env=env)
+            result = invoke(*args, env=env)
         finally:
             os.chdir(here)
-        results[name] = Run(result.exit_code, result.stdout, result.stderr, cwd)
+        results[name] = Run(result.returncode, result.stdout, result.stderr, cwd)
     return results
 
 
