@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from pydantic import BaseModel
 
 from flows import runtime
@@ -39,7 +40,14 @@ def status_of_state(state_type: str, state_name: str) -> ItemStatus:
     }.get(state_type, "queued")  # type: ignore[return-value]
 
 
-def job_status(job: str, storage_url: str) -> list[StatusRow]:
+class JobStatus(BaseModel):
+    rows: list[StatusRow]
+    # why items still running could not be read, when Prefect's API did not answer: finished items
+    # are in storage and still shown
+    prefect_unreachable: str | None = None
+
+
+def job_status(job: str, storage_url: str) -> JobStatus:
     storage = get_storage(storage_url)
     rows: dict[str, StatusRow] = {}
     for path in storage.glob(f"{layout.job_exports_dir(job)}/*/item.json"):
@@ -52,13 +60,22 @@ def job_status(job: str, storage_url: str) -> list[StatusRow]:
             iterations_used=item.iterations_used,
             detail=item.uri(item.output_zip_path) or (item.error or ""),
         )
+    unreachable = None
+    runs: list[tuple[str, str, str]] = []
     if runtime.configure() is not None:
-        for name, state_type, state_name in _flow_runs(job):
-            # a finished item's item.json wins; a re-run in flight shows as such
-            if name not in rows or state_type in ("RUNNING", "PENDING", "SCHEDULED"):
-                rows[name] = StatusRow(source_name=name, status=status_of_state(state_type, state_name),
-                                       detail=f"Prefect: {state_name}")  # fmt: skip
-    return sorted(rows.values(), key=lambda r: r.source_name)
+        try:
+            runs = _flow_runs(job)
+        except httpx.HTTPError as exc:  # refused, timed out, or 5xx after the client's own retries
+            from prefect.settings import PREFECT_API_URL
+
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            unreachable = f"the Prefect API at {PREFECT_API_URL.value()} did not answer ({reason})"
+    for name, state_type, state_name in runs:
+        # a finished item's item.json wins; a re-run in flight shows as such
+        if name not in rows or state_type in ("RUNNING", "PENDING", "SCHEDULED"):
+            rows[name] = StatusRow(source_name=name, status=status_of_state(state_type, state_name),
+                                   detail=f"Prefect: {state_name}")  # fmt: skip
+    return JobStatus(rows=sorted(rows.values(), key=lambda r: r.source_name), prefect_unreachable=unreachable)
 
 
 def _flow_runs(job: str) -> list[tuple[str, str, str]]:

@@ -224,9 +224,15 @@ def status_command(
     """Print a job's items: status, verdict, score, package; running ones from Prefect."""
     from flows.status import job_status
 
-    rows = job_status(job, storage_url or load_settings().rlauto_storage_url)
+    report = job_status(job, storage_url or load_settings().rlauto_storage_url)
+    rows = report.rows
     if not rows:
-        fail(f"job {job}: no item found in storage or in Prefect")
+        fail(
+            f"job {job}: no item found in storage"
+            + (f"; {report.prefect_unreachable}" if report.prefect_unreachable else " or in Prefect")
+        )
+    if report.prefect_unreachable:
+        typer.echo(f"note: {report.prefect_unreachable}: items still running are not shown", err=True)
     from rich.console import Console
     from rich.table import Table
 
