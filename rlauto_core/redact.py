@@ -33,9 +33,11 @@ SECRET_HEADERS = frozenset(
     }
 )  # fmt: skip
 # Parameter and JSON key names whose values are credentials (matched on lowercase, `-`/`_` removed).
+# `sig` alone or as an ending (`sig_v4`, `urlSig`), never as a prefix: `signup`, `signal`,
+# `significant` are data.
 _SECRET_KEY_RE = re.compile(
     r"(token|secret|password|passwd|apikey|accesskey|privatekey|authorization|cookie|sessionid|"
-    r"signature|sig$|^sig|credential|^auth$|clientsecret|otp$)"
+    r"signature|sig$|^sigv?\d+$|credential|^auth$|clientsecret|otp$)"
 )
 # Names that hold credentials and ordinary data alike: the value's shape decides.
 _AMBIGUOUS_KEYS = frozenset({"key", "code"})

@@ -117,3 +117,13 @@ def test_looks_like_credential_shapes() -> None:
         assert looks_like_credential(secret), secret
     for data in ("ENG", "ENG-42", "release-2026-05-notes", "Engineering handbook 2026", "2026-05-11T08:30:00Z", "DE"):
         assert not looks_like_credential(data), data
+
+
+def test_sig_is_a_credential_alone_or_as_an_ending_and_data_as_a_prefix() -> None:
+    value = {"sig": CANARY, "sig_v4": CANARY, "urlSig": CANARY, "X-Amz-Signature": CANARY,
+             "signup": "2026-05-01", "signal": "strong", "significant": True, "signed_in": True}  # fmt: skip
+    redacted = redact_json(value)
+    assert CANARY not in str(redacted)
+    assert {k: redacted[k] for k in ("signup", "signal", "significant", "signed_in")} == {
+        "signup": "2026-05-01", "signal": "strong", "significant": True, "signed_in": True,
+    }  # fmt: skip
