@@ -27,7 +27,7 @@ _ID_WORDS = frozenset(
      "rapid", "humid", "acid", "squid", "pyramid", "hybrid", "vivid", "solid", "rigid", "candid", "raid", "said",
      "laid", "maid", "kid", "kids", "lid", "mid", "aid", "druid", "braid", "afraid", "splendid", "timid", "lucid"]
 )  # fmt: skip
-_ID_KEY = re.compile(r"^(?P<stem>[A-Za-z][A-Za-z0-9]*?)[_-]?(id|Id|ID|ids|Ids|IDs)$")
+_ID_KEY = re.compile(r"^(?P<stem>[A-Za-z][A-Za-z0-9_-]*?)[_-]?(id|Id|ID|ids|Ids|IDs)$")
 # Reference keys that hold ids without saying so.
 _ALIASES = {
     "replyto": "messageId", "reply_to": "messageId", "thread_ts": "threadId", "threadts": "threadId",
@@ -48,6 +48,7 @@ _IDISH = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:-]{0,80}$|^[0-9a-f]{8}-[0
 _ID_VALUE = re.compile(r"^[^\s]{1,100}$")
 _MAX_DEPTH = 3
 _SEPARATORS = re.compile(r"[_-]")
+_CALL_ID_STEMS = ("request", "trace", "span", "correlation", "idempotency")
 _NOUN = re.compile(r"[A-Za-z][A-Za-z_-]*")
 _MAX_ANSWER_CHARS = 1_000_000  # a bigger answer is a listing or a page, not one entity
 
@@ -61,10 +62,13 @@ def canonical_key(key: str) -> str | None:
     if key.lower() in _ID_WORDS:
         return None
     match = _ID_KEY.match(key)
-    if not match or match.group("stem").lower() in {"", "request", "trace", "span", "correlation", "idempotency"}:
+    if not match:
         return None
     stem = match.group("stem")
     parts = [p for p in _SEPARATORS.split(stem) if p]
+    # ids of the call itself, not of an entity: `request_id`, `X-Request-Id`, `x_trace_id`
+    if not parts or "".join(parts).lower().endswith(_CALL_ID_STEMS):
+        return None
     head, rest = parts[0], parts[1:]
     head = head[0].lower() + head[1:]
     return head + "".join(p[:1].upper() + p[1:] for p in rest) + "Id"

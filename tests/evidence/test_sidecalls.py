@@ -117,3 +117,11 @@ def test_a_graphql_query_is_a_read_at_graphql_json_too() -> None:
     calls = [http(f"r{n}", "POST", f"{SITE}/api/2024-04/graphql.json", 200, body, {"data": {}}) for n, body in
              ((1, query), (2, mutation))]  # fmt: skip
     assert [c.state_changing for c in build_evidence(recording(calls)).calls] == [False, True]
+
+
+def test_multi_word_snake_and_kebab_ids_are_ids_and_a_calls_own_ids_are_not() -> None:
+    assert canonical_key("line_item_id") == "lineItemId" == canonical_key("lineItemId")
+    assert canonical_key("shipping-address-id") == "shippingAddressId"
+    assert canonical_key("work_item_ids") == "workItemId"
+    for own in ("request_id", "x_request_id", "X-Request-Id", "xRequestId", "trace_id", "otel_span_id"):
+        assert canonical_key(own) is None, own
