@@ -28,6 +28,7 @@ from rlauto_core.config import MAX_ITEMS_IN_FLIGHT
 from rlauto_core.llm import process_gate
 
 _STOPPING = {StateType.CANCELLING, StateType.CANCELLED}
+WATCH_EVERY = 2.0  # seconds between a batch's reads of its own state (its stop signal)
 T = TypeVar("T")
 # Items run their synchronous steps in threads of their own: the event loop's default executor
 # has min(32, cores + 4) threads, six on a 2-core machine, which held a batch of 8 items in
@@ -98,9 +99,9 @@ class BatchWatch:
     between steps: one API read every `interval` seconds for the whole batch instead of one per
     item and step (each read cost the Prefect server as much as a task run)."""
 
-    def __init__(self, run_id: str | None, interval: float = 2.0) -> None:
+    def __init__(self, run_id: str | None, interval: float | None = None) -> None:
         self.run_id = UUID(str(run_id)) if run_id else None
-        self.interval = interval
+        self.interval = WATCH_EVERY if interval is None else interval
         self.stopping = False
 
     def start_from_engine(self) -> None:
