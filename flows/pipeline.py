@@ -63,7 +63,7 @@ async def package_recording(
     ends the flow run Failed with the reason, a stopped one Cancelled. `memory_path`: an
     iteration memory in storage to continue from (the dashboard's regenerate). `staged`: the
     item as its batch planned and staged it (read from there, not hashed again)."""
-    context = RunContext.resolve(storage_url=storage_url)
+    context = control.context_for(storage_url)
     run = ItemRun(
         source=source,
         source_name=source_name or source_name_of(source),
@@ -140,6 +140,7 @@ async def package_batch(
         plan: The batch as its caller planned and staged it (the CLI, the SDK, the dashboard).
     """
     context = RunContext.resolve(storage_url=storage_url)
+    control.share_context(context)
     options = options or RunOptions()
     if via_deployment is not None:  # a raw key would be a child's parameter: refused, not dropped
         analyzer_key.refuse_raw_key(options, f"the workers of {via_deployment}")
