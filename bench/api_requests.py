@@ -20,9 +20,14 @@ def endpoint(method: str, path: str) -> str:
     return f"{method} {_ID.sub('/{id}', path.rstrip('/') or '/')}"
 
 
+TRANSIENT = frozenset({408, 429, 502, 503, 504})  # answers Prefect's client sends again
+
+
 @contextmanager
-def counting_api_requests(api_url: str) -> Iterator[Counter[str]]:
-    """Count requests to `api_url` (sync and async clients) while the `with` lasts."""
+def counting_api_requests(api_url: str, transient: Counter[str] | None = None) -> Iterator[Counter[str]]:
+    """Count requests to `api_url` (sync and async clients) while the `with` lasts; `transient`,
+    when given, counts those of them answered with a status Prefect's client retries (a busy
+    SQLite server answers 503: the request is then counted twice, once in each)."""
     counts: Counter[str] = Counter()
     lock = threading.Lock()
     prefix = api_url.rstrip("/")
@@ -33,13 +38,19 @@ def counting_api_requests(api_url: str) -> Iterator[Counter[str]]:
             with lock:
                 counts[endpoint(request.method, request.url.path)] += 1
 
+    def answered(request: httpx.Request, response: httpx.Response) -> httpx.Response:
+        if transient is not None and response.status_code in TRANSIENT and str(request.url).startswith(prefix):
+            with lock:
+                transient[endpoint(request.method, request.url.path)] += 1
+        return response
+
     def handle(self: httpx.HTTPTransport, request: httpx.Request) -> Any:
         note(request)
-        return sync_send(self, request)
+        return answered(request, sync_send(self, request))
 
     async def handle_async(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> Any:
         note(request)
-        return await async_send(self, request)
+        return answered(request, await async_send(self, request))
 
     httpx.HTTPTransport.handle_request = handle  # type: ignore[method-assign]
     httpx.AsyncHTTPTransport.handle_async_request = handle_async  # type: ignore[method-assign]

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import httpx
 from prefect.client.schemas.objects import State
 
+from flows.child_run import ChildRuns
 from rlauto_core.config import RunContext, RunOptions
 from rlauto_core.pipeline import ItemOutcome, PlannedItem
 from rlauto_core.store import layout
@@ -42,8 +43,8 @@ def is_transient_api_error(exc: BaseException | None) -> bool:
     return False
 
 
-# the `package-recording` flow, handed down by the batch (this module imports no flow module)
-ItemFlow = Callable[..., Awaitable[State]]
+# the `package-recording` flow's child runs, handed down by the batch (this module imports no flow module)
+ItemFlow = ChildRuns
 
 
 async def best_effort(work: Awaitable[T], what: str) -> T | None:
@@ -72,7 +73,7 @@ async def run_child(
     if via_deployment is None:
         # no tags on the child: every task run of a tagged run asks the API for tag concurrency
         # slots, a round trip per task (`rlauto status` finds a job's runs by their job_id)
-        return await item_flow(options=options, **parameters, return_state=True)
+        return await item_flow.run(item.source_name, {"options": options, **parameters})
     from prefect.deployments.flow_runs import arun_deployment
 
     parameters |= {

@@ -23,6 +23,7 @@ from prefect.states import Cancelled, Failed
 from pydantic import Field
 
 from flows import analyzer_key, control
+from flows.child_run import ChildRuns
 from flows.fanout import best_effort, outcome_after, run_item_child
 from flows.item import ItemRun, ItemStopped
 from flows.reporting import batch_summary, item_artifact, start_progress, update_progress
@@ -48,14 +49,6 @@ def _item_run_name() -> str:
     return str(params.get("source_name") or source_name_of(str(params.get("source", "recording"))))
 
 
-def _batch_run_name() -> str:
-    # a named job names its run at once; otherwise the run is renamed once the plan has its id
-    params = current_run.parameters
-    plan = params.get("plan")
-    planned = plan.get("job_id") if isinstance(plan, dict) else getattr(plan, "job_id", None)
-    return str(params.get("job_id") or planned or "job-planning")
-
-
 @flow(name="package-recording", flow_run_name=_item_run_name, persist_result=False, log_prints=False)
 async def package_recording(
     source: str,
@@ -70,7 +63,7 @@ async def package_recording(
     ends the flow run Failed with the reason, a stopped one Cancelled. `memory_path`: an
     iteration memory in storage to continue from (the dashboard's regenerate). `staged`: the
     item as its batch planned and staged it (read from there, not hashed again)."""
-    context = RunContext.resolve(storage_url=storage_url)
+    context = control.context_for(storage_url)
     run = ItemRun(
         source=source,
         source_name=source_name or source_name_of(source),
@@ -119,7 +112,8 @@ async def _show_progress(progress: UUID | None, done: int, total: int) -> None:
         await best_effort(update_progress(progress, done, total), "a progress update")
 
 
-@flow(name="package-batch", flow_run_name=_batch_run_name, persist_result=False, log_prints=False)
+# no flow_run_name: the batch names its run itself, once, when its job id is known (flows/control.py)
+@flow(name="package-batch", persist_result=False, log_prints=False)
 async def package_batch(
     sources: list[str] | None = None,
     options: RunOptions | None = None,
@@ -146,25 +140,30 @@ async def package_batch(
         plan: The batch as its caller planned and staged it (the CLI, the SDK, the dashboard).
     """
     context = RunContext.resolve(storage_url=storage_url)
+    control.share_context(context)
     options = options or RunOptions()
     if via_deployment is not None:  # a raw key would be a child's parameter: refused, not dropped
         analyzer_key.refuse_raw_key(options, f"the workers of {via_deployment}")
     resolved = await analyzer_key.resolved(options)  # a missing Secret block fails the batch now, not each item
+    known = plan.job_id if plan is not None else job_id
+    if known:  # named at once (a plan that then fails keeps its job's name); else once planned
+        await control.name_batch_run(known)
     plan = await _planned(plan, sources, options, job_id, context)
-    await control.name_batch_run(plan.job_id)
+    await control.name_batch_run(plan.job_id)  # nothing when it has that name already
     items, job, url = plan.items, plan.job_id, context.storage_url
     recorder = get_recorder(url)
     progress = await best_effort(start_progress(job, len(items)), "the progress artifact")
     results: dict[str, ItemOutcome] = {}
     watch = control.BatchWatch(str(current_run.id) if current_run.id else None)
+    watch.start_from_engine()  # the state the engine just read and wrote: no first read of our own
     control.watching(watch)
     control.limit_model_calls(concurrency)
     if analyzer_configured(context.settings, resolved):  # once for the batch, not a look-up per item
         await asyncio.to_thread(ensure_llm_limit, context.settings.global_llm_concurrency)
-    await best_effort(watch.poll(), "the first stop check")
     watcher = asyncio.create_task(watch.watch())
     in_flight = concurrency if via_deployment else (items_in_flight or default_items_in_flight(concurrency))
     semaphore = asyncio.Semaphore(in_flight)
+    children = ChildRuns(package_recording)  # the flow's id asked once for the batch
     shown = {"done": 0, "at": 0.0}
 
     async def done(outcome: ItemOutcome) -> None:
@@ -183,7 +182,7 @@ async def package_batch(
             if earlier is not None and earlier.status == "completed":
                 await done(earlier.model_copy(update={"reused": True}))
                 return
-            await done(await run_item_child(package_recording, item, options, context, via_deployment))
+            await done(await run_item_child(children, item, options, context, via_deployment))
 
     try:
         # one synchronous API client for all the items' threads (httpx clients may be shared

@@ -2,8 +2,9 @@
 flags, where the package is); per batch the progress and a summary table.
 
 One artifact per item, written when it ends: each artifact is an API write the Prefect server
-pays for (three per item were a visible part of a batch's cost, bench_orchestration). They are
-async, on the flow run's own API client.
+pays for (three per item were a visible part of a batch's cost, bench_orchestration). A batch
+writes its progress (updated at most every few seconds) and one summary table, whose
+description links the all-results bundle. They are async, on the flow run's own API client.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from uuid import UUID
 
 from prefect.artifacts import (
-    acreate_link_artifact,
     acreate_markdown_artifact,
     acreate_progress_artifact,
     acreate_table_artifact,
@@ -94,8 +94,6 @@ async def batch_summary(batch: BatchOutcome, all_results_uri: str | None) -> Non
          "error": (i.error or "")[:200]}
         for i in batch.items
     ]  # fmt: skip
-    await acreate_table_artifact(rows, key=_key(batch.job_id, "summary"), description=f"Job {batch.job_id}")
-    if all_results_uri:
-        await acreate_link_artifact(
-            all_results_uri, link_text=f"all-results-{batch.job_id}.zip", key=_key(batch.job_id, "all-results")
-        )
+    # the bundle's link in the table's description (markdown in the UI): one artifact, one API write
+    bundle = f": [all-results-{batch.job_id}.zip]({all_results_uri})" if all_results_uri else ""
+    await acreate_table_artifact(rows, key=_key(batch.job_id, "summary"), description=f"Job {batch.job_id}{bundle}")
