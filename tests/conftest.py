@@ -54,3 +54,21 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 else:
                     os.environ[key] = value
             refresh_global_settings_context()
+
+
+# What the CLI sets for its own process (`rlauto package` quiets Prefect's console, `LOG_LEVEL`
+# hands its level to Prefect): run in a test's process through the CLI's app, it would stay for
+# every later test of that worker and every process they start (a worker's flow-run output went
+# silent that way, two tests later).
+_CLI_PROCESS_ENV = ("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "PREFECT_LOGGING_LEVEL")
+
+
+@pytest.fixture(autouse=True)
+def _cli_process_env_restored() -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in _CLI_PROCESS_ENV}
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
