@@ -76,8 +76,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
         cwd = tmp_path_factory.mktemp(f"cwd-{name}")
         os.chdir(cwd)  # whatever the command might write lands where the test looks
         try:
-            env = {"MAX_UPLOAD_MB": None, "PYTHONPATH": _env({})["PYTHONPATH"], **extra}
-            result = invoke(*args, env=env)
+            result = invoke(*args, env={"MAX_UPLOAD_MB": None, **extra})
         finally:
             os.chdir(here)
         results[name] = Run(result.returncode, result.stdout, result.stderr, cwd)

@@ -56,7 +56,9 @@ def _finished_lines(log_path: Path, count: int) -> str:
     is written before its process's last lines reach the worker's output (a loaded machine lags)."""
     deadline = time.monotonic() + 60
     text = log_path.read_text(errors="replace")
-    while text.count("Finished in state") < count and time.monotonic() < deadline:
+    while text.count("Finished in state") < count:
+        # no closing line means no output of the run at all: "no debug line" would prove nothing
+        assert time.monotonic() < deadline, f"run {count}'s output never reached the worker's log:\n{text[-2000:]}"
         time.sleep(0.5)
         text = log_path.read_text(errors="replace")
     return text
