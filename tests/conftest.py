@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,18 +58,37 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 # What the CLI sets for its own process (`rlauto package` quiets Prefect's console, `LOG_LEVEL`
-# hands its level to Prefect): run in a test's process through the CLI's app, it would stay for
-# every later test of that worker and every process they start (a worker's flow-run output went
-# silent that way, two tests later).
+# hands its level to Prefect's loggers and environment): run in a test's process through the
+# CLI's app, it would stay for every later test of that worker and every process they start. A
+# worker's flow-run output went silent that way, two tests later; and with the test server's
+# PREFECT_LOGGING_LEVEL=WARNING in this process's environment, an in-process `rlauto ...` set the
+# `prefect` logger to WARNING, so a later in-process flow run's INFO lines never reached the API.
 _CLI_PROCESS_ENV = ("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "PREFECT_LOGGING_LEVEL")
+
+
+def _logging_levels() -> tuple[dict[str, int], dict[logging.Handler, int]]:
+    loggers = [
+        logging.getLogger(),
+        *(v for v in logging.Logger.manager.loggerDict.values() if isinstance(v, logging.Logger)),
+    ]
+    handlers = {h: h.level for logger in loggers for h in logger.handlers}
+    return {logger.name: logger.level for logger in loggers}, handlers
 
 
 @pytest.fixture(autouse=True)
 def _cli_process_env_restored() -> Iterator[None]:
     saved = {key: os.environ.get(key) for key in _CLI_PROCESS_ENV}
+    logger_levels, handler_levels = _logging_levels()
     yield
     for key, value in saved.items():
         if value is None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+    for name, level in logger_levels.items():
+        logger = logging.getLogger(name if name != "root" else None)
+        if logger.level != level:
+            logger.setLevel(level)
+    for handler, level in handler_levels.items():
+        if handler.level != level:
+            handler.setLevel(level)

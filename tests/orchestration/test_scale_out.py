@@ -130,8 +130,22 @@ def run_batch_via_deployment(cluster: Cluster, files: list[Path], job: str, time
         timeout=timeout,
         poll_interval=2,
     )
-    assert flow_run.state.is_final(), f"batch still {flow_run.state.name} after {timeout}s"
+    assert flow_run.state.is_final(), (
+        f"batch still {flow_run.state.name} after {timeout}s\n{_cluster_story(cluster, job)}"
+    )
     return flow_run
+
+
+def _cluster_story(cluster: Cluster, job: str) -> str:
+    """What a stuck batch left to read: its items' states and workers, and the workers' last lines
+    (a CI run once waited 400 s on a batch after a worker was killed, with nothing to go on)."""
+    runs = [f"{r.name}: {r.state_name} on {r.labels.get('prefect.worker.name')}" for r in job_runs(job)]
+    tails = []
+    for name in cluster.workers:
+        log = cluster.logs / f"{name}.log"
+        lines = log.read_text(errors="replace").splitlines()[-25:] if log.exists() else []
+        tails.append(f"--- {name} ({len(lines)} last lines)\n" + "\n".join(lines))
+    return "\n".join(["item runs:", *runs, *tails])
 
 
 # Each item is its own worker subprocess (a fresh Python with Prefect imported, 5-8 CPU seconds).
