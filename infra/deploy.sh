@@ -12,4 +12,4 @@ fi
 "$RLAUTO_PYTHON" -m prefect work-pool inspect rlauto >/dev/null 2>&1 \
   || "$RLAUTO_PYTHON" -m prefect work-pool create rlauto --type process >/dev/null
 "$RLAUTO_PYTHON" -m prefect --no-prompt deploy -n package-recording -n package-batch -n scan-inbox -n export-dataset -n audit-experience
-"$RLAUTO_PYTHON" -m flows.automations "${RLAUTO_CRASH_AFTER_SECONDS:-90}"
+"$RLAUTO_PYTHON" -m flows.automations "${RLAUTO_CRASH_AFTER_SECONDS:-90}" "${RLAUTO_CRASH_PENDING_AFTER_SECONDS:-$(( 3 * ${RLAUTO_CRASH_AFTER_SECONDS:-90} ))}"

@@ -125,6 +125,9 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
             deployments = {d["name"] for d in httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()}
             assert {"package-recording", "package-batch", "scan-inbox"} <= deployments
             assert {"run-agent", "design-task", "run-steps", "audit-experience"} <= deployments
+            # a killed worker's runs, Running or still Pending, are marked Crashed (flows/automations.py)
+            automations = {a["name"] for a in httpx.post(f"{api}/automations/filter", json={}, timeout=10).json()}
+            assert {"rlauto-crash-silent-runs", "rlauto-crash-stuck-pending-runs"} <= automations
             wait_http(f"http://127.0.0.1:{dashboard_port}/", timeout=120)
             deadline = time.monotonic() + 120
             while not (_online(api, "phones") and _online(api, "rlauto")):

@@ -18,10 +18,12 @@ from typing import Any
 
 import psutil
 import pytest
+from prefect import flow
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowFilter, FlowFilterName
 from prefect.client.schemas.objects import StateType
 from prefect.settings import PREFECT_API_URL, temporary_settings
+from prefect.states import Pending
 
 from rlauto_core.config.options import RunOptions
 from rlauto_core.store import layout
@@ -81,6 +83,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 "RLAUTO_STORAGE_URL": storage_url,
                 "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30",
                 "RLAUTO_CRASH_AFTER_SECONDS": "45",
+                "RLAUTO_CRASH_PENDING_AFTER_SECONDS": "60",
                 "PYTHONPATH": str(REPO_ROOT),
                 "RLAUTO_PYTHON": sys.executable,  # the interpreter deploy.sh runs, as `rlauto up` passes it
             }
@@ -208,10 +211,25 @@ def _worker_running(
     return None
 
 
+@flow(name="left-pending")
+def _left_pending() -> None:
+    """Never runs: the run a killed worker had taken (Pending) but not started."""
+
+
+def _a_run_left_pending() -> Any:
+    with get_client(sync_client=True) as client:
+        run = client.create_flow_run(_left_pending, name="taken-then-orphaned")
+        assert client.set_flow_run_state(run.id, Pending()).state.type is StateType.PENDING
+    return run.id
+
+
 def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tmp_path: Path) -> None:
     """kill -9 of the worker running an item in its second iteration: the item shows Crashed, no
     output.zip is left half-written; after a restart and a re-run it completes, and the model
-    calls of its completed first iteration are not paid again."""
+    calls of its completed first iteration are not paid again. A run such a worker had taken but
+    not started (Pending, no heartbeat ever) is marked Crashed too, so nothing waits on it for
+    ever (RLAUTO_CRASH_PENDING_AFTER_SECONDS, 60 s here)."""
+    orphan = _a_run_left_pending()
     files = write_variants(tmp_path / "in", 3, start=40)
     target = "rec-41.zip"
     killed: dict[str, Any] = {}
@@ -266,6 +284,12 @@ def test_killed_worker_resumes_without_repaying_model_calls(cluster: Cluster, tm
     assert [role for role, _ in after[len(before) :]] == ["judge"]
     assert sorted(r.state.type.value for r in job_runs("crash") if r.name == target) == ["COMPLETED", "CRASHED"]
     assert len(storage.glob("exports/crash/*/output.zip")) == 3
+
+    deadline = time.monotonic() + 120  # the test took longer than the 60 s window: usually no wait
+    with get_client(sync_client=True) as client:
+        while (left := client.read_flow_run(orphan)).state_type is StateType.PENDING and time.monotonic() < deadline:
+            time.sleep(2)
+    assert left.state_type is StateType.CRASHED and "the worker that took it is gone" in str(left.state.message)
 
 
 def test_the_global_model_limit_holds_across_two_workers(cluster: Cluster, tmp_path: Path) -> None:
