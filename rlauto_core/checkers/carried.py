@@ -6,6 +6,10 @@ carried it will do, never one named recorded call. Answers are read through
 `checkers.outputs.output_locations`, the one list of what a call's answer offers (bodies, results, and
 whatever else it learns to read). A value inside a list of several entities is a listing, not
 an answer about one entity: a search result does not say the attempt made it.
+
+A write answered with a redirect also carries what the page the browser then loaded shows of
+records first (`forms.landing_pages`, `forms.landing_outputs`: Spring's new pet is only a link on
+the owner's page), for the calls after that page: ids no earlier call sent or showed.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import math
 import re
 from typing import Any
 
-from rlauto_core.checkers.outputs import output_locations
+from rlauto_core.checkers.outputs import input_locations, output_locations
+from rlauto_core.forms import landing_outputs, landing_pages
 from rlauto_core.recording import Call, HttpCall, Recording
 
 _INDEX = re.compile(r"^\d+$")
@@ -48,6 +53,10 @@ def _lookups(value: Any) -> list[str]:
     text = str(value)
     number = _number(text)
     return [f"s:{text}"] + ([f"n:{number!r}"] if number is not None else [])
+
+
+def _scalars(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _succeeded(call: Call) -> bool:
@@ -90,11 +99,22 @@ class CarriedValues:
     def __init__(self, calls: list[Call]) -> None:
         self._first: dict[str, int] = {}
         self._at: list[set[str]] = []
+        self._landed: dict[int, tuple[int, set[str]]] = {}  # write -> its landing page, what it showed first
+        landings = landing_pages(calls)
+        seen: set[str] = set()  # every value sent or answered so far
         for position, call in enumerate(calls):
+            seen.update(key for loc in input_locations(call) for v in _scalars(loc.value) for key in _keys(v))
+            write = landings.get(position)
+            if write is not None and isinstance(call, HttpCall) and _succeeded(calls[write]):
+                shown = {key for _, _, value in landing_outputs(call) for v in _scalars(value) for key in _keys(v)}
+                self._landed[write] = (position, shown - seen)
+                for key in shown - seen:
+                    self._first.setdefault(key, position)
             keys = {key for value in _single_entity_values(call) for key in _keys(value)} if _succeeded(call) else set()
             self._at.append(keys)
             for key in keys:
                 self._first.setdefault(key, position)
+            seen.update(key for _, _, value in output_locations(call) for v in _scalars(value) for key in _keys(v))
 
     @classmethod
     def of(cls, attempt: Recording) -> CarriedValues:
@@ -105,6 +125,13 @@ class CarriedValues:
         """Did an answer of a call before `position` carry `value`?"""
         return any(self._first.get(key, position) < position for key in _lookups(value))
 
-    def carried_by(self, value: Any, position: int) -> bool:
-        """Did the answer of the call at `position` carry `value`?"""
-        return 0 <= position < len(self._at) and any(key in self._at[position] for key in _lookups(value))
+    def carried_by(self, value: Any, position: int, before: int | None = None) -> bool:
+        """Did the answer of the call at `position` carry `value`? With `before`, also the page its
+        redirect led to, when that page came before the call at `before`."""
+        if not 0 <= position < len(self._at):
+            return False
+        keys = self._at[position]
+        landed = self._landed.get(position)
+        if before is not None and landed is not None and landed[0] < before:
+            keys = keys | landed[1]
+        return any(key in keys for key in _lookups(value))

@@ -9,15 +9,25 @@
   values, never a single id to tie a check to (a page lists many; the agent picks one). A CSRF
   token sits at `html.inputs.authenticity_token` or `html.meta.csrf-token`, where its name says
   what it is.
+
+A write answered with a redirect (301/302/303) shows what it made in the page the browser then
+loads (`landing_pages`): Spring's pet clinic names a new pet only as a link on the owner's page.
+That page's records (`landing_outputs`: the ids in its links, its dom ids and `data-*id`
+attributes, never the choices it offers) are outputs of the write, for the dataflow
+(`package.dataflow.invented_values`) and the checkers' carried values alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urldefrag
 
+from rlauto_core.forms.failures import WRITE_METHODS
 from rlauto_core.forms.html import answer_page
-from rlauto_core.forms.locations import location_fields
-from rlauto_core.recording import HttpCall
+from rlauto_core.forms.locations import location_fields, location_of
+from rlauto_core.forms.traffic import effective_method
+from rlauto_core.recording import Call, HttpCall
 
 Output = tuple[str, str, Any]
 
@@ -36,6 +46,42 @@ def answer_outputs(call: HttpCall) -> list[Output]:
     if page is not None:
         found.extend(("html", path, value) for path, value in _flattened(page.offers))
     return found
+
+
+REDIRECTS = frozenset({301, 302, 303})  # a browser follows these with a GET
+
+
+def landing_pages(calls: Sequence[Call]) -> dict[int, int]:
+    """Position of a read -> position of the write whose redirect led there: the first GET of the
+    Location's target (same host; the fragment is the browser's) after a write answered 301, 302 or
+    303, before any other write. Positions are in `calls`; tool calls are skipped."""
+    found: dict[int, int] = {}
+    pending: tuple[int, str] | None = None
+    for position, call in enumerate(calls):
+        if not isinstance(call, HttpCall):
+            continue
+        method = effective_method(call)
+        if method in WRITE_METHODS:
+            pending = None
+            location = location_of(call) if call.status in REDIRECTS else None
+            if location is not None and location.same_host:
+                pending = (position, urldefrag(location.url)[0])
+        elif pending is not None and method == "GET" and urldefrag(call.url)[0] == pending[1]:
+            found[position] = pending[0]
+            pending = None
+    return found
+
+
+def landing_outputs(call: HttpCall) -> list[Output]:
+    """What a landing page shows of records (a read's outputs at `html.link_ids` and `html.data.*`):
+    where a write's new record can first appear. Options, inputs and buttons are choices offered."""
+    if call.status is None or call.status >= 400:
+        return []
+    return [
+        (root, path, value)
+        for root, path, value in answer_outputs(call)
+        if root == "html" and (path == "link_ids" or path.startswith("data."))
+    ]
 
 
 def _flattened(value: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
