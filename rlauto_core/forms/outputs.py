@@ -12,8 +12,8 @@
 
 A write answered with a redirect (301/302/303) shows what it made in the page the browser then
 loads (`landing_pages`): Spring's pet clinic names a new pet only as a link on the owner's page.
-That page's records (`landing_outputs`: the ids in its links, its dom ids and `data-*id`
-attributes, never the choices it offers) are outputs of the write, for the dataflow
+That page's links below its own path (`landing_outputs`: the owner page's `/owners/11/pets/14/edit`,
+never the choices it offers) are outputs of the write, for the dataflow
 (`package.dataflow.invented_values`) and the checkers' carried values alike.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urldefrag
+from urllib.parse import urldefrag, urlsplit
 
 from rlauto_core.forms.failures import WRITE_METHODS
 from rlauto_core.forms.html import answer_page
@@ -73,15 +73,20 @@ def landing_pages(calls: Sequence[Call]) -> dict[int, int]:
 
 
 def landing_outputs(call: HttpCall) -> list[Output]:
-    """What a landing page shows of records (a read's outputs at `html.link_ids` and `html.data.*`):
-    where a write's new record can first appear. Options, inputs and buttons are choices offered."""
-    if call.status is None or call.status >= 400:
+    """Where a write's new record can first appear on the page its redirect led to: the ids in the
+    paths of the page's links below its own path (`/owners/11` lists `/owners/11/pets/14/edit`:
+    14), as `html.link_ids`. Links elsewhere, options, inputs and `data-*` attributes are what the
+    page offers or decorates with (a label every new card gets), not what was just made."""
+    page = answer_page(call) if call.status is not None and call.status < 400 else None
+    base = urlsplit(call.url).path.rstrip("/")
+    if page is None or not base:
         return []
-    return [
-        (root, path, value)
-        for root, path, value in answer_outputs(call)
-        if root == "html" and (path == "link_ids" or path.startswith("data."))
-    ]
+    ids: list[str] = []
+    for link in page.offers.get("links", []):
+        if isinstance(link, str) and link.startswith(base + "/"):
+            below = [s for s in link[len(base) + 1 :].split("/") if any(ch.isdigit() for ch in s)]
+            ids.extend(s for s in below if s not in ids)
+    return [("html", "link_ids", ids)] if ids else []
 
 
 def _flattened(value: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
