@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rlauto_core.checkers import score
 from rlauto_core.config import RunOptions
-from rlauto_core.evidence import build_evidence
+from rlauto_core.evidence import build_evidence, slim_evidence
 from rlauto_core.forms import landing_outputs, landing_pages
 from rlauto_core.importers import import_path
 from rlauto_core.package import invented_values
@@ -76,6 +76,9 @@ def test_an_id_first_shown_by_the_landing_page_is_made_by_the_write_though_the_i
     post = next(c for c in recording.calls if isinstance(c, HttpCall) and c.path == "/gardens/512/beds")
     assert made["38"].call_id == post.id and made["38"].root == "landing"
     assert "20" not in made  # shown before the write: an old bed
+    # a model sees it on the write: the page load itself is no significant call
+    slim = {c["id"]: c for c in slim_evidence(recording, build_evidence(recording))["calls"]}
+    assert slim[post.id]["landing"] == {"page": "/gardens/512", "shows": ["20", "38"]}
 
 
 def test_a_later_run_with_another_id_passes_and_watering_an_old_bed_fails(tmp_path: Path) -> None:
