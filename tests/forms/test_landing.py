@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rlauto_core.analysis import analyze_offline
 from rlauto_core.checkers import score
 from rlauto_core.config import RunOptions
 from rlauto_core.evidence import build_evidence, slim_evidence
 from rlauto_core.forms import landing_outputs, landing_pages
 from rlauto_core.importers import import_path
-from rlauto_core.package import invented_values
+from rlauto_core.judging.selfcheck import golden_attempt
+from rlauto_core.package import build_package, invented_values
 from rlauto_core.recording import HttpCall
 from tests.forms.kit import Browser, recording_zip
 from tests.package.corpus_kit import clock
@@ -98,3 +100,21 @@ def test_a_later_run_with_another_id_passes_and_watering_an_old_bed_fails(tmp_pa
     assert good.passed and good.score == good.max_score, [r.reason for r in good.rubrics if not r.passed]
     old = score(package, import_path(write(tmp_path, "old_bed", run("later", "44", watered="20"))))
     assert not old.passed
+
+
+def test_a_draft_that_leaves_the_landing_page_out_gets_it_back(tmp_path: Path) -> None:
+    """A model's draft names the writes only: the builder adds the page the create's redirect led to
+    (golden trajectory, and the create's subtask) so the package alone replays its golden."""
+    recording = import_path(write(tmp_path, "rec", run("rec", "38"), INSTRUCTION))
+    evidence = build_evidence(recording)
+    draft = analyze_offline(recording, evidence)
+    page = next(s for s in draft.golden_call_ids if not any(e.id == s and e.state_changing for e in evidence.calls))
+    writes = [cid for cid in draft.golden_call_ids if cid != page]
+    groups = [g.model_copy(update={"call_ids": [c for c in g.call_ids if c != page]}) for g in draft.groups]
+    draft = draft.model_copy(update={"golden_call_ids": writes, "groups": [g for g in groups if g.call_ids]})
+    package = build_package(recording, evidence, draft)
+    assert [s.call_id for s in package.golden_trajectory] == [writes[0], page, *writes[1:]]
+    golden, problems = golden_attempt(package)
+    assert not problems and page in [c.id for c in golden.calls]
+    report = score(package, golden)
+    assert report.score == report.max_score, [r.reason for r in report.rubrics if not r.passed]
