@@ -59,6 +59,11 @@ def _scalars(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
+def _any_keys(values: list[Any]) -> set[str]:
+    """Every index and lookup key of the values (lists flattened): `"14"` and `14` meet here."""
+    return {key for value in values for v in _scalars(value) for key in (*_keys(v), *_lookups(v))}
+
+
 def _succeeded(call: Call) -> bool:
     if isinstance(call, HttpCall):
         return call.status is not None and call.status < 400
@@ -76,8 +81,7 @@ def _listings(paths: list[str]) -> set[str]:
     return {prefix for prefix, indexes in seen.items() if len(indexes) > 1}
 
 
-def _single_entity_values(call: Call) -> list[Any]:
-    found = output_locations(call)
+def _single_entity_values(found: list[tuple[str, str, Any]]) -> list[Any]:
     # only a JSON answer's numbered path parts are list positions (a Location's `segments.4` is not)
     listings = _listings([f"{root}.{path}" for root, path, _ in found if root in _JSON_ROOTS])
     values: list[Any] = []
@@ -101,20 +105,25 @@ class CarriedValues:
         self._at: list[set[str]] = []
         self._landed: dict[int, tuple[int, set[str]]] = {}  # write -> its landing page, what it showed first
         landings = landing_pages(calls)
-        seen: set[str] = set()  # every value sent or answered so far
+        seen: set[str] = set()  # every value sent or answered so far (needed only when a page landed)
         for position, call in enumerate(calls):
-            seen.update(key for loc in input_locations(call) for v in _scalars(loc.value) for key in _keys(v))
+            succeeded = _succeeded(call)
+            found = output_locations(call) if succeeded or landings else []
+            if landings:
+                seen.update(_any_keys([loc.value for loc in input_locations(call)]))
             write = landings.get(position)
             if write is not None and isinstance(call, HttpCall) and _succeeded(calls[write]):
-                shown = {key for _, _, value in landing_outputs(call) for v in _scalars(value) for key in _keys(v)}
-                self._landed[write] = (position, shown - seen)
-                for key in shown - seen:
+                shown = [v for _, _, value in landing_outputs(call) for v in _scalars(value)]
+                new = {key for v in shown if not _any_keys([v]) & seen for key in _keys(v)}
+                self._landed[write] = (position, new)
+                for key in new:
                     self._first.setdefault(key, position)
-            keys = {key for value in _single_entity_values(call) for key in _keys(value)} if _succeeded(call) else set()
+            keys = {key for value in _single_entity_values(found) for key in _keys(value)} if succeeded else set()
             self._at.append(keys)
             for key in keys:
                 self._first.setdefault(key, position)
-            seen.update(key for _, _, value in output_locations(call) for v in _scalars(value) for key in _keys(v))
+            if landings:
+                seen.update(_any_keys([value for _, _, value in found]))
 
     @classmethod
     def of(cls, attempt: Recording) -> CarriedValues:
