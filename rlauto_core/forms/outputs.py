@@ -10,8 +10,8 @@
   token sits at `html.inputs.authenticity_token` or `html.meta.csrf-token`, where its name says
   what it is.
 
-A write answered with a redirect (301/302/303) shows what it made in the page the browser then
-loads (`landing_pages`): Spring's pet clinic names a new pet only as a link on the owner's page.
+A create (a POST, not to an edit, update or delete route) answered with a redirect (301/302/303)
+shows what it made in the page the browser then loads (`landing_pages`): Spring's pet clinic names a new pet only as a link on the owner's page.
 That page's links below its own path (`landing_outputs`: the owner page's `/owners/11/pets/14/edit`,
 never the choices it offers) are outputs of the write, for the dataflow
 (`package.dataflow.invented_values`) and the checkers' carried values alike.
@@ -49,12 +49,24 @@ def answer_outputs(call: HttpCall) -> list[Output]:
 
 
 REDIRECTS = frozenset({301, 302, 303})  # a browser follows these with a GET
+# a POST to a route ending so (`/owners/11/edit`, `?action=delete`) changes or removes: it makes no record
+_NOT_CREATES = frozenset({"edit", "update", "change", "delete", "remove", "destroy"})
+
+
+def _creates(call: HttpCall, method: str) -> bool:
+    """Could this write make a record? A POST (the method forms create with), not to an edit,
+    update or delete route: an owner's edit form lands on the owner page too, showing old pets."""
+    if method != "POST":
+        return False
+    last = call.path.rstrip("/").rsplit("/", 1)[-1].lower()
+    return last not in _NOT_CREATES and not any(str(v).lower() in _NOT_CREATES for _, v in call.query)
 
 
 def landing_pages(calls: Sequence[Call]) -> dict[int, int]:
     """Position of a read -> position of the write whose redirect led there: the first GET of the
-    Location's target (same host; the fragment is the browser's) after a write answered 301, 302 or
-    303, before any other write. Positions are in `calls`; tool calls are skipped."""
+    Location's target (same host; the fragment is the browser's) after a create (a POST, not to an
+    edit, update or delete route) answered 301, 302 or 303, before any other write. Positions are
+    in `calls`; tool calls are skipped."""
     found: dict[int, int] = {}
     pending: tuple[int, str] | None = None
     for position, call in enumerate(calls):
@@ -63,7 +75,7 @@ def landing_pages(calls: Sequence[Call]) -> dict[int, int]:
         method = effective_method(call)
         if method in WRITE_METHODS:
             pending = None
-            location = location_of(call) if call.status in REDIRECTS else None
+            location = location_of(call) if call.status in REDIRECTS and _creates(call, method) else None
             if location is not None and location.same_host:
                 pending = (position, urldefrag(location.url)[0])
         elif pending is not None and method == "GET" and urldefrag(call.url)[0] == pending[1]:

@@ -70,6 +70,23 @@ def test_another_write_before_the_get_means_no_landing_page(tmp_path: Path) -> N
     assert landing_pages(recording.calls) == {}
 
 
+def test_an_edit_or_a_delete_makes_nothing_its_landing_page_shows(tmp_path: Path) -> None:
+    """The garden's edit form lands on the garden page too, showing beds it did not make."""
+    b = Browser(SITE, clock(2026, 5, 3, 10, 0), "edit")
+    b.submit("/gardens/512/edit", [("garden[name]", "Elm Row")], status=302, location=f"{SITE}/gardens/512")
+    b.visit("/gardens/512", garden("38"))
+    b.submit("/gardens/512?action=delete", [("confirm", "1")], status=302, location=f"{SITE}/gardens/512")
+    b.visit("/gardens/512", garden("38"))
+    b.submit(
+        "/gardens/512", [("_method", "patch"), ("garden[name]", "Elm")], status=302, location=f"{SITE}/gardens/512"
+    )
+    b.visit("/gardens/512", garden("38"))
+    recording = import_path(write(tmp_path, "edit", b))
+    assert landing_pages(recording.calls) == {}
+    made = invented_values(recording, build_evidence(recording))
+    assert "38" not in made and all(origin.root == "location" for origin in made.values())
+
+
 def test_an_id_first_shown_by_the_landing_page_is_made_by_the_write_though_the_instruction_states_it(
     tmp_path: Path,
 ) -> None:
