@@ -11,10 +11,11 @@
   what it is.
 
 A create (a POST, not to an edit, update or delete route) answered with a redirect (301/302/303)
-shows what it made in the page the browser then loads (`landing_pages`): Spring's pet clinic names a new pet only as a link on the owner's page.
-That page's links below its own path (`landing_outputs`: the owner page's `/owners/11/pets/14/edit`,
-never the choices it offers) are outputs of the write, for the dataflow
-(`package.dataflow.invented_values`) and the checkers' carried values alike.
+shows what it made in the page the browser then loads (`landing_pages`): Spring's pet clinic
+names a new pet only as a link on the owner's page. The ids in that page's links below its own
+path (`landing_outputs`: the owner page's `/owners/11/pets/14/edit`, never the choices it
+offers) are outputs of the write, for the dataflow (`package.dataflow.invented_values`) and the
+checkers' carried values alike.
 """
 
 from __future__ import annotations

@@ -48,8 +48,8 @@ REDIRECT_ROOTS = frozenset({"location", "landing"})
 
 
 def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origin]:
-    """Values first seen in the answer of a successful write, or in the page its redirect led to
-    (forms.landing_pages: the first GET of its Location before another write, records only):
+    """Values first seen in the answer of a successful write, or in the page a create's redirect
+    led to (forms.landing_pages; the ids in its links below its own path, forms.landing_outputs):
     made up by the server. A value the instruction also states counts only when the write's
     redirect or its landing page shows it and no call sent or showed it before (a house number
     "14 Quay Street" is no pet 14); anywhere else the instruction's word wins."""
