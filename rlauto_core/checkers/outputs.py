@@ -5,9 +5,10 @@ an HTTP answer carries outside it, or an MCP result's structured content. The ch
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from rlauto_core.checkers.views import parse_body, result_view
+from rlauto_core.checkers.views import parse_body, result_view, split_path
 from rlauto_core.forms import answer_outputs
 from rlauto_core.recording import Call, HttpCall
 
@@ -49,3 +50,24 @@ def output_locations(call: Call) -> list[tuple[str, str, Any]]:
         return []
     ordered = {k: view[k] for k in ("structuredContent", "json") if k in view}
     return [("result", p, v) for p, v in leaves(ordered)]
+
+
+@dataclass(frozen=True)
+class Location:
+    """One input value of a call: `root` is segment/query/request/arguments, `path` inside it."""
+
+    root: str
+    path: str
+    value: Any
+
+
+def input_locations(call: Call) -> list[Location]:
+    """Every value the agent put into a call: path segments, query parameters, body/arguments."""
+    if isinstance(call, HttpCall):
+        found = [Location("segment", str(i), s) for i, s in enumerate(split_path(call.path))]
+        found.extend(Location("query", k, v) for k, v in call.query)
+        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+        if isinstance(body, dict | list):
+            found.extend(Location("request", p, v) for p, v in leaves(body))
+        return found
+    return [Location("arguments", p, v) for p, v in leaves(call.arguments)]

@@ -90,7 +90,8 @@ class _Before:
         # the creating call by its own checker (whatever else that call's rubric demands); the create
         # itself may name what it acts on (an add that says which cart) when its answer carries it
         return any(
-            v.position <= self._before and carried.carried_by(value, v.position) for v in self._engine.matches(by)
+            v.position <= self._before and carried.carried_by(value, v.position, self._before)
+            for v in self._engine.matches(by)
         )
 
 

@@ -3,17 +3,18 @@
 Slim keeps significant calls only, short stable ids (the recorded id when it is short, `c<index>`
 otherwise), request bodies trimmed (form bodies as their fields), responses reduced to their
 id/status-like keys (an HTML page to its title, form errors and offered choices), a redirect's
-Location.
+Location and the ids the page it led to lists below its own path (`landing`: Spring's new pet).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from rlauto_core.evidence.models import CallEvidence, Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
-from rlauto_core.forms import answer_page, location_of, read_fields
+from rlauto_core.forms import answer_page, landing_outputs, landing_pages, location_of, read_fields
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 from rlauto_core.redact import is_secret_field, redact_body, redact_json, redact_text, redact_url
 
@@ -201,7 +202,12 @@ def _tool_io(call: ToolCall, *, slim: bool, refs: frozenset[str] | None = None) 
 
 
 def _call_view(
-    recording: Recording, evidence_call: CallEvidence, *, slim: bool, refs: frozenset[str] | None = None
+    recording: Recording,
+    evidence_call: CallEvidence,
+    *,
+    slim: bool,
+    refs: frozenset[str] | None = None,
+    landing: HttpCall | None = None,
 ) -> dict[str, Any]:
     call = recording.calls[evidence_call.index]
     view: dict[str, Any] = {"id": slim_id(evidence_call) if slim else evidence_call.id}
@@ -226,6 +232,10 @@ def _call_view(
     read_refs = refs if slim and not evidence_call.state_changing else None
     if isinstance(call, HttpCall):
         view.update(_http_io(call, slim=slim, refs=read_refs))
+        if landing is not None:  # the page its redirect led to lists what it made (a page load, left out)
+            shown = [i for _, _, ids in landing_outputs(landing) for i in ids]
+            if shown:
+                view["landing"] = {"page": redact_url(urlsplit(landing.url).path), "shows": trim(shown, items=6)}
     else:
         view.update(_tool_io(call, slim=slim, refs=read_refs))
     return view
@@ -277,7 +287,13 @@ def _header(recording: Recording, evidence: Evidence, *, slim: bool) -> dict[str
 def slim_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
     view = _header(recording, evidence, slim=True)
     refs = frozenset(e.value for c in evidence.significant for e in c.entities)
-    view["calls"] = [_call_view(recording, c, slim=True, refs=refs) for c in evidence.calls if c.significant]
+    calls = recording.calls
+    landed = {w: page for r, w in landing_pages(calls).items() if isinstance(page := calls[r], HttpCall)}
+    view["calls"] = [
+        _call_view(recording, c, slim=True, refs=refs, landing=landed.get(c.index))
+        for c in evidence.calls
+        if c.significant
+    ]
     # side calls stay visible, by name only: the model must know they happened and are not the task
     side = [
         {"id": slim_id(c), "name": c.name, "side_call": c.noise_category}

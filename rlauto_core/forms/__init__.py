@@ -8,7 +8,7 @@ from rlauto_core.forms.html import HtmlPage, answer_page, is_html, scan_html
 from rlauto_core.forms.locations import Location, location_fields, location_of
 from rlauto_core.forms.names import field_path
 from rlauto_core.forms.naming import SUBMIT_FIELDS, field_names, form_write_name, is_plumbing
-from rlauto_core.forms.outputs import answer_outputs
+from rlauto_core.forms.outputs import answer_outputs, landing_outputs, landing_pages
 from rlauto_core.forms.traffic import (
     TURBO_STREAM,
     effective_method,
@@ -35,6 +35,8 @@ __all__ = [
     "is_html",
     "is_partial_page",
     "is_plumbing",
+    "landing_outputs",
+    "landing_pages",
     "location_fields",
     "location_of",
     "page_load",

@@ -15,7 +15,7 @@ from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
 from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.forms import read_fields
+from rlauto_core.forms import landing_pages, read_fields
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 from rlauto_core.package.answer_task import nothing_to_check
 from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
@@ -173,12 +173,16 @@ def _alignment(
         main = evidence.main_entity
         last = -1
         infos = {c.id: c for c in evidence.calls}
+        # the page a trajectory write's redirect led to is a page load, and part of that write
+        golden = {s.call_id for s in steps}
+        calls = recording.calls
+        landed = {calls[r].id for r, w in landing_pages(calls).items() if calls[w].id in golden}
         for step in steps:
             info = infos.get(step.call_id)
             if info is None:
                 problems.append(f"{step.call_id} is not a recorded call")
                 continue
-            if info.noise_category:
+            if info.noise_category and step.call_id not in landed:
                 problems.append(f"{step.call_id} is noise ({info.noise_category})")
             if info.failed:
                 problems.append(f"{step.call_id} failed")

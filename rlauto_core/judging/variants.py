@@ -7,6 +7,8 @@ they do not fail good ones. A variant changes only what the task does not ask ab
   calls send), and `stable_without_read`: the same for a read that showed an id later calls send
   (a returning agent knows it: where it learned the id is not the task's business);
 - `reads_reordered`: the reads that use nothing the attempt created, in reverse order;
+  the page a write's redirect led to is neither dropped nor moved: the browser loads it after
+  the write, and it may be where the attempt learns what the write made (forms.landing_pages);
 - `ids_renamed`: every id the server created or handed out renamed, in the answers that made it,
   the later calls that use it and the database diff (another run gets other ids);
 - `volatile_changed`: lock versions, ETags, tokens, clocks, nonces and client-made ids changed
@@ -18,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlauto_core.evidence.build import build_evidence
+from rlauto_core.forms import landing_pages
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
 from rlauto_core.package.models import TaskPackage, VariantKind
@@ -47,7 +50,8 @@ def variants(
     rubric's own checker requires (an answer task's lookup), never dropped."""
     calls = list(golden.calls)
     writes = {s.call_id for s in package.golden_trajectory if s.state_changing}
-    reads = [n for n, c in enumerate(calls) if c.id not in writes]
+    landed = landing_pages(calls)  # the page a write's redirect led to: the browser loads it, part of the write
+    reads = [n for n, c in enumerate(calls) if c.id not in writes and n not in landed]
 
     def attempt(new_calls: list[Call]) -> Recording:
         return attempt_from_calls(golden, new_calls, "variant", golden.mode.value)

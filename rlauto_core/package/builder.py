@@ -15,6 +15,7 @@ from rlauto_core.package.judgement import PassPolicy
 from rlauto_core.package.models import (
     DbDiffCriteria,
     GeneratorInfo,
+    GoldenStep,
     JudgePolicy,
     NetworkSummary,
     PackageMetadata,
@@ -26,7 +27,7 @@ from rlauto_core.package.models import (
     TaskPackage,
 )
 from rlauto_core.package.normalize import normalize_draft
-from rlauto_core.recording import HttpCall, Mode, Recording
+from rlauto_core.recording import Call, HttpCall, Mode, Recording
 from rlauto_core.redact import redact_json
 from rlauto_core.rules.flags import Flag
 from rlauto_core.rules.profiles import DEFAULT_PROFILE
@@ -85,6 +86,7 @@ def build_package(
                 id=f"s{number}", title=group.title, description=group.description, groupMode=group_mode, apiCalls=calls
             )
         )
+    _add_landing_pages(subtasks, steps, by_id, index)
     checkers: dict[str, Any] = dict(draft.extra_checkers)
     rubrics: list[Rubric] = []
     for number, item in enumerate(draft.rubrics, start=1):
@@ -139,6 +141,23 @@ def build_package(
         validation=PackageValidation(flags=[*(flags or []), *dsl_flags, *normalised]),
         **extras,
     )
+
+
+def _add_landing_pages(
+    subtasks: list[Subtask], steps: list[GoldenStep], by_id: dict[str, Call], index: dict[str, int]
+) -> None:
+    """A trajectory step no subtask holds (the page a write's redirect led to, which golden_steps
+    adds to a draft's own choice) joins the subtask of the write it follows, so the package alone
+    can replay its golden trajectory."""
+    held = {c.id for st in subtasks for c in st.api_calls}
+    for step in steps:
+        if step.call_id in held or step.call_id not in by_id or not step.depends_on:
+            continue
+        home = next((st for st in subtasks if any(c.id == step.depends_on[-1] for c in st.api_calls)), None)
+        if home is not None:
+            home.api_calls.append(api_call(by_id[step.call_id], index[step.call_id]))
+            home.api_calls.sort(key=lambda c: index.get(c.id, 0))
+            held.add(step.call_id)
 
 
 def instruction_source(recording: Recording, draft: PackageDraft) -> str | None:

@@ -10,33 +10,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rlauto_core.checkers.outputs import Location as Location
+from rlauto_core.checkers.outputs import input_locations as input_locations
 from rlauto_core.checkers.outputs import leaves as leaves
 from rlauto_core.checkers.outputs import output_locations as output_locations
-from rlauto_core.checkers.views import parse_body, split_path
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.forms import SUBMIT_FIELDS, field_path
-from rlauto_core.recording import Call, HttpCall, Recording
-
-
-@dataclass(frozen=True)
-class Location:
-    """One input value of a call: `root` is segment/query/request/arguments, `path` inside it."""
-
-    root: str
-    path: str
-    value: Any
-
-
-def input_locations(call: Call) -> list[Location]:
-    """Every value the agent put into a call: path segments, query parameters, body/arguments."""
-    if isinstance(call, HttpCall):
-        found = [Location("segment", str(i), s) for i, s in enumerate(split_path(call.path))]
-        found.extend(Location("query", k, v) for k, v in call.query)
-        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
-        if isinstance(body, dict | list):
-            found.extend(Location("request", p, v) for p, v in leaves(body))
-        return found
-    return [Location("arguments", p, v) for p, v in leaves(call.arguments)]
+from rlauto_core.forms import SUBMIT_FIELDS, field_path, landing_outputs, landing_pages
+from rlauto_core.recording import HttpCall, Recording
 
 
 def id_like(value: Any) -> bool:
@@ -54,32 +34,52 @@ def _flat_values(value: Any) -> list[Any]:
 
 @dataclass(frozen=True)
 class Origin:
-    """The successful state-changing call whose answer first showed a value, and where."""
+    """The successful state-changing call whose answer first showed a value, and where; `via` is
+    the page its redirect led to when the value first appeared there (root `landing`)."""
 
     call_id: str
     root: str
     path: str
+    via: str | None = None
+
+
+# where a server names the record a write made: its redirect, and the page the redirect leads to
+REDIRECT_ROOTS = frozenset({"location", "landing"})
 
 
 def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origin]:
-    """Values first seen in the answer of a successful write: made up by the server."""
+    """Values first seen in the answer of a successful write, or in the page a create's redirect
+    led to (forms.landing_pages; the ids in its links below its own path, forms.landing_outputs):
+    made up by the server. A value the instruction also states counts only when the write's
+    redirect or its landing page shows it and no call sent or showed it before (a house number
+    "14 Quay Street" is no pet 14); anywhere else the instruction's word wins."""
+    told: set[str] = set(re.findall(r"[A-Za-z0-9_.:-]+", recording.task.instruction or ""))
     seen: set[str] = set()
-    if recording.task.instruction:
-        seen.update(re.findall(r"[A-Za-z0-9_.:-]+", recording.task.instruction))
     invented: dict[str, Origin] = {}
     infos = {c.id: c for c in evidence.calls}
-    for call in recording.calls:
+    landed = landing_pages(recording.calls)
+
+    def made(call_id: str) -> bool:
+        info = infos.get(call_id)
+        return info is not None and info.state_changing and not info.failed
+
+    for position, call in enumerate(recording.calls):
         for loc in input_locations(call):
             seen.update(str(v) for v in _flat_values(loc.value) if v is not None)
-        info = infos.get(call.id)
-        creates = info is not None and info.state_changing and not info.failed
-        for root, path, value in output_locations(call):
+        outputs = [(Origin(call.id, root, path), value) for root, path, value in output_locations(call)]
+        write = recording.calls[landed[position]] if position in landed else None
+        if isinstance(call, HttpCall) and write is not None and made(write.id):
+            shown = landing_outputs(call)
+            outputs = [(Origin(write.id, "landing", f"{r}.{p}", via=call.id), v) for r, p, v in shown] + outputs
+        creates = made(call.id)
+        for origin, value in outputs:
             for single in _flat_values(value):
                 text = str(single)
                 if single is None or text in seen:
                     continue
-                if creates and id_like(single):
-                    invented[text] = Origin(call.id, root, path)
+                by_write = creates or origin.root == "landing"
+                if by_write and id_like(single) and (text not in told or origin.root in REDIRECT_ROOTS):
+                    invented[text] = origin
                 seen.add(text)
     return invented
 

@@ -80,16 +80,37 @@ def dependencies(recording: Recording, invented: dict[str, Origin], call_ids: li
     return result
 
 
+def landing_reads(recording: Recording, invented: dict[str, Origin], call_ids: list[str]) -> dict[str, str]:
+    """Read -> write: the pages trajectory writes' redirects led to that first showed an id a later
+    trajectory call sends (dataflow.invented_values, root `landing`). The browser loads that page
+    after the write, and an attempt learns the new id only there, so the trajectory keeps it."""
+    wanted = set(call_ids)
+    found: dict[str, str] = {}
+    for call in recording.calls:
+        if call.id not in wanted:
+            continue
+        for loc in input_locations(call):
+            for value in loc.value if isinstance(loc.value, list) else [loc.value]:
+                origin = invented.get(str(value))
+                if origin is not None and origin.via is not None and origin.call_id in wanted:
+                    found.setdefault(origin.via, origin.call_id)
+    return found
+
+
 def golden_steps(
     recording: Recording, evidence: Evidence, call_ids: list[str], invented: dict[str, Origin] | None = None
 ) -> list[GoldenStep]:
     """The trajectory as package steps: recorded order, with targets and data dependencies."""
     index = {c.id: c for c in evidence.calls}
-    known = [cid for cid in call_ids if cid in index]
-    known.sort(key=lambda cid: index[cid].index)
     if invented is None:
         invented = invented_values(recording, evidence)
+    landings = landing_reads(recording, invented, call_ids)
+    known = [cid for cid in dict.fromkeys([*call_ids, *landings]) if cid in index]
+    known.sort(key=lambda cid: index[cid].index)
     deps = dependencies(recording, invented, known)
+    for read, write in landings.items():
+        if read in deps and write not in deps[read]:
+            deps[read].append(write)  # the page shows what the write made
     by_id = {c.id: c for c in recording.calls}
     steps: list[GoldenStep] = []
     for number, cid in enumerate(known, start=1):

@@ -29,6 +29,7 @@ from typing import Any
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.package.dataflow import (
+    REDIRECT_ROOTS,
     Buttons,
     Origin,
     id_like,
@@ -101,6 +102,12 @@ class ValueModel:
         """Did an input or answer before call `call_id` hold this value? (No call: anywhere in the recording.)"""
         return self.first_seen.get(str(value), len(self.positions)) < self.positions.get(call_id, len(self.positions))
 
+    def told_not_made(self, value: Any) -> bool:
+        """Does the instruction state this value, and the dataflow not show the server making it?
+        A write's redirect or its landing page showing it first wins (dataflow.invented_values)."""
+        made = self.invented.get(str(value))
+        return is_told(value, self.told) and (made is None or made.root not in REDIRECT_ROOTS)
+
     def origin(self, value: Any) -> tuple[Origin, bool] | None:
         """Where a created id came from, and whether a read that names nothing handed it out."""
         if not id_like(value):
@@ -116,7 +123,7 @@ class ValueModel:
         """The role of `value`, sent by call `call_id` at `path` (a field path of its input)."""
         name = path.rsplit(".", 1)[-1]
         if isinstance(value, list):
-            if any(self.origin(v) is not None and not is_told(v, self.told) for v in value):
+            if any(self.origin(v) is not None and not self.told_not_made(v) for v in value):
                 return ValueRole(role="created", reason="holds ids the attempt creates: only their presence counts")
             ids = bool(value) and (all(id_like(v) for v in value) or canonical_key(name) is not None)
             return ValueRole(role="stable" if ids else "content", reason="chosen by the agent: compared")
@@ -125,13 +132,15 @@ class ValueModel:
                 role="volatile",
                 reason="the submit button's label: UI wording (another language sends another), never compared",
             )
-        if is_told(value, self.told):
+        if self.told_not_made(value):
             told = "stable" if id_like(value) or canonical_key(name) is not None else "content"
             return ValueRole(role=told, reason="named by the instruction: compared by value")
         found = self.origin(value)
         if found is not None:
             origin, handed = found
             where = f"{origin.call_id}'s answer ({origin.root}.{origin.path})"
+            if origin.via is not None:  # first shown by the page the write's redirect led to
+                where = f"{origin.call_id}'s redirect (the page it led to, {origin.via}: {origin.path})"
             if handed:
                 reason = (
                     f"handed out by {where}, a read that names nothing: the session's own, so the recorded "
