@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from flows.runtime import EPHEMERAL_SIZING
 from tests.servers import prefect_env, worker_index
 from tests.servers import prefect_server as _prefect_server
 
@@ -63,7 +64,14 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 # worker's flow-run output went silent that way, two tests later; and with the test server's
 # PREFECT_LOGGING_LEVEL=WARNING in this process's environment, an in-process `rlauto ...` set the
 # `prefect` logger to WARNING, so a later in-process flow run's INFO lines never reached the API.
-_CLI_PROCESS_ENV = ("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "PREFECT_LOGGING_LEVEL")
+# (`flows.runtime.configure` also sizes the embedded server when no API is set: kept for the
+# process, it would change a later test's client retries.)
+_CLI_PROCESS_ENV = (
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL",
+    "PREFECT_LOGGING_LEVEL",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS",
+    *EPHEMERAL_SIZING,
+)
 
 
 def _logging_levels() -> tuple[dict[str, int], dict[logging.Handler, int]]:
