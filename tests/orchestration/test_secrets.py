@@ -147,10 +147,16 @@ def scan_after_control(since: datetime) -> dict[str, list[str]]:
         time.sleep(1)
 
 
-def item_runs_in(held: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """The `package-recording` runs among the scanned flow runs (they have a `source_name`)."""
+def item_runs_in(held: dict[str, list[str]], storage_url: str) -> list[dict[str, Any]]:
+    """The `package-recording` runs among the scanned flow runs (they have a `source_name`) of
+    this test's store: a run the worker's previous test created in the second before `since`
+    (CI saw a `rec-00.zip`) is not this test's."""
     runs = [json.loads(text) for text in held["flow runs"]]
-    return [run for run in runs if "source_name" in run["parameters"]]
+    return [
+        run
+        for run in runs
+        if "source_name" in run["parameters"] and run["parameters"].get("storage_url") == storage_url
+    ]
 
 
 def authorizations(server: FakeLlmServer, role: str) -> set[str]:
@@ -205,7 +211,7 @@ def test_a_raw_key_is_refused_for_a_batch_that_fans_out_to_workers(
     assert "DEFAULT_API_KEY" in message and "Secret block" in message and "--api-key-secret" in message
     assert model.requests() == [] and not (tmp_path / "store" / "uploads").exists()  # refused before anything
     held = scan_after_control(since)
-    assert item_runs_in(held) == []  # no child started
+    assert item_runs_in(held, (tmp_path / "store").as_uri()) == []  # no child started
     assert found_in(held, [canaries.key]) == {}
 
 
@@ -298,7 +304,7 @@ def test_a_secret_block_key_reaches_the_model_from_a_worker_and_travels_nowhere(
     assert authorizations(model, "judge") == {"Bearer sk-worker-judge"}
 
     held = scan_after_control(since)
-    item_runs = item_runs_in(held)
+    item_runs = item_runs_in(held, store)
     assert len(item_runs) == 1 and item_runs[0]["parameters"]["options"]["api_key_secret"] == name
     assert "api_key" not in item_runs[0]["parameters"]["options"]
     assert found_in(held, [canaries.key]) == {}
