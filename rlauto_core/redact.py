@@ -205,11 +205,11 @@ _SECRET_WORD = re.compile(r"tok|secret|pass|key|priv|auth|cookie|sess|sig|cred|c
 # ASP.NET WebForms' page state: opaque blobs that can carry what the page showed, and are signed
 # with the server's key (a replayable `__VIEWSTATE` is an attack surface): kept out like a token
 _PAGE_STATE = re.compile(r"^__(viewstate(?!generator)\w*|eventvalidation)$", re.IGNORECASE)
-_PART = re.compile(
-    r"""(Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n){0,20}\r?\n)"""
-    r"(.*?)(?=\r?\n--)",
-    re.IGNORECASE | re.DOTALL,
-)
+# a multipart part's head: its Content-Disposition with the field's name (group), then the rest of
+# that line, up to 20 more header lines and the blank line; the value follows (package.redo too)
+PART_NAME = r'Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"'
+PART_HEAD_END = r"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n){0,20}\r?\n"
+_PART = re.compile(rf"({PART_NAME}{PART_HEAD_END})(.*?)(?=\r?\n--)", re.IGNORECASE | re.DOTALL)
 
 
 def is_secret_field(name: str, value: Any = None) -> bool:

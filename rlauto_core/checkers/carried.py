@@ -18,7 +18,7 @@ import math
 import re
 from typing import Any
 
-from rlauto_core.checkers.outputs import input_locations, output_locations
+from rlauto_core.checkers.outputs import input_locations, output_locations, scalars
 from rlauto_core.forms import landing_outputs, landing_pages
 from rlauto_core.recording import Call, HttpCall, Recording
 
@@ -55,13 +55,9 @@ def _lookups(value: Any) -> list[str]:
     return [f"s:{text}"] + ([f"n:{number!r}"] if number is not None else [])
 
 
-def _scalars(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _any_keys(values: list[Any]) -> set[str]:
     """Every index and lookup key of the values (lists flattened): `"14"` and `14` meet here."""
-    return {key for value in values for v in _scalars(value) for key in (*_keys(v), *_lookups(v))}
+    return {key for value in values for v in scalars(value) for key in (*_keys(v), *_lookups(v))}
 
 
 def _succeeded(call: Call) -> bool:
@@ -113,7 +109,7 @@ class CarriedValues:
                 seen.update(_any_keys([loc.value for loc in input_locations(call)]))
             write = landings.get(position)
             if write is not None and isinstance(call, HttpCall) and _succeeded(calls[write]):
-                shown = [v for _, _, value in landing_outputs(call) for v in _scalars(value)]
+                shown = [v for _, _, value in landing_outputs(call) for v in scalars(value)]
                 new = {key for v in shown if not _any_keys([v]) & seen for key in _keys(v)}
                 self._landed[write] = (position, new)
                 for key in new:

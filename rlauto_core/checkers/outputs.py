@@ -52,6 +52,11 @@ def output_locations(call: Call) -> list[tuple[str, str, Any]]:
     return [("result", p, v) for p, v in leaves(ordered)]
 
 
+def scalars(value: Any) -> list[Any]:
+    """What a value holds: a list's items (a repeated form field, a listing), else the value itself."""
+    return list(value) if isinstance(value, list) else [value]
+
+
 @dataclass(frozen=True)
 class Location:
     """One input value of a call: `root` is segment/query/request/arguments, `path` inside it."""

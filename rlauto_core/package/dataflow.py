@@ -14,6 +14,7 @@ from rlauto_core.checkers.outputs import Location as Location
 from rlauto_core.checkers.outputs import input_locations as input_locations
 from rlauto_core.checkers.outputs import leaves as leaves
 from rlauto_core.checkers.outputs import output_locations as output_locations
+from rlauto_core.checkers.outputs import scalars as scalars
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.forms import SUBMIT_FIELDS, field_path, landing_outputs, landing_pages
 from rlauto_core.recording import HttpCall, Recording
@@ -26,10 +27,6 @@ def id_like(value: Any) -> bool:
     if isinstance(value, int):
         return abs(value) >= 10
     return isinstance(value, str) and 2 <= len(value) <= 120 and any(ch.isdigit() for ch in value)
-
-
-def _flat_values(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else [value]
 
 
 @dataclass(frozen=True)
@@ -65,7 +62,7 @@ def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origi
 
     for position, call in enumerate(recording.calls):
         for loc in input_locations(call):
-            seen.update(str(v) for v in _flat_values(loc.value) if v is not None)
+            seen.update(str(v) for v in scalars(loc.value) if v is not None)
         outputs = [(Origin(call.id, root, path), value) for root, path, value in output_locations(call)]
         write = recording.calls[landed[position]] if position in landed else None
         if isinstance(call, HttpCall) and write is not None and made(write.id):
@@ -73,7 +70,7 @@ def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origi
             outputs = [(Origin(write.id, "landing", f"{r}.{p}", via=call.id), v) for r, p, v in shown] + outputs
         creates = made(call.id)
         for origin, value in outputs:
-            for single in _flat_values(value):
+            for single in scalars(value):
                 text = str(single)
                 if single is None or text in seen:
                     continue
@@ -93,8 +90,8 @@ def known_before(recording: Recording, call_ids: set[str]) -> dict[str, set[str]
             found[call.id] = set(seen)
             if len(found) == len(call_ids):
                 break
-        seen.update(str(v) for loc in input_locations(call) for v in _flat_values(loc.value))
-        seen.update(str(v) for _, _, value in output_locations(call) for v in _flat_values(value))
+        seen.update(str(v) for loc in input_locations(call) for v in scalars(loc.value))
+        seen.update(str(v) for _, _, value in output_locations(call) for v in scalars(value))
     return found
 
 

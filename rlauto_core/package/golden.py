@@ -5,7 +5,7 @@ from __future__ import annotations
 from rlauto_core.evidence.entities import path_entities
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
-from rlauto_core.package.dataflow import Origin, input_locations, invented_values
+from rlauto_core.package.dataflow import Origin, input_locations, invented_values, scalars
 from rlauto_core.package.models import FilteredCall, GoldenStep
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
@@ -67,7 +67,7 @@ def dependencies(recording: Recording, invented: dict[str, Origin], call_ids: li
         deps: list[str] = []
         if call is not None:
             for loc in input_locations(call):
-                for value in loc.value if isinstance(loc.value, list) else [loc.value]:
+                for value in scalars(loc.value):
                     origin = invented.get(str(value))
                     if (
                         origin
@@ -90,7 +90,7 @@ def landing_reads(recording: Recording, invented: dict[str, Origin], call_ids: l
         if call.id not in wanted:
             continue
         for loc in input_locations(call):
-            for value in loc.value if isinstance(loc.value, list) else [loc.value]:
+            for value in scalars(loc.value):
                 origin = invented.get(str(value))
                 if origin is not None and origin.via is not None and origin.call_id in wanted:
                     found.setdefault(origin.via, origin.call_id)

@@ -21,15 +21,12 @@ from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.package.dataflow import input_locations, invented_values, output_locations, submit_buttons
 from rlauto_core.package.volatile import client_made, handed_out, is_digest, is_told, told_values, volatile_kind
 from rlauto_core.recording import Call, DbDiff, HttpCall, Recording
+from rlauto_core.redact import PART_HEAD_END, PART_NAME
 
 _LONG = 8  # a changed value this long is replaced wherever it appears; shorter ones only under its key
 _SEGMENT = re.compile(r"(?<=/)([^/?#\"'<\s]+)(?=[/?#\"'<\s]|$)")  # a path segment, in a URL or a page
 # a multipart text part (not a file): its headers, its name, its value up to the next boundary
-_PART = re.compile(
-    r"""(Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"(?![^\r\n]*filename)[^\r\n]*\r?\n"""
-    r"(?:[^\r\n]+\r?\n){0,20}\r?\n)([^\r\n]{0,4000})(?=\r?\n--)",
-    re.IGNORECASE,
-)
+_PART = re.compile(rf"({PART_NAME}(?![^\r\n]*filename){PART_HEAD_END})([^\r\n]{{0,4000}})(?=\r?\n--)", re.IGNORECASE)
 _FORM = re.compile(r"^[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*$")
 
 
