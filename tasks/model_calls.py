@@ -1,4 +1,4 @@
-"""Every model call is a cached Prefect task behind the global LLM concurrency limit.
+"""Every model call is cached in Prefect's result store, behind the global LLM concurrency limit.
 
 The cache key is built from the recording's hash, the options' hash, the role, the endpoint
 (model, base URL, API mode, sampling: `EndpointConfig.answer_key`), the call's place in the item
@@ -6,51 +6,78 @@ The cache key is built from the recording's hash, the options' hash, the role, t
 a re-run or a resumed run reads a completed call back from result storage instead of paying for
 it again, and a changed model is never served another model's answer.
 
-Transient errors are retried once, in the HTTP client (with backoff and Retry-After): the task
-itself is not retried on top.
+A call is no task run. As the cached `model-call` task it cost the Prefect server three events
+and a task-run row apiece (about 30 ms of the server's one core each, measured at 0.3 s a model
+answer: issue 21), for a record nobody read. The cache is the same: Prefect's `ResultStore`, the
+same keys, the same JSON records in the same place (`prefect-results/` beside the packages), so
+results cached before this change are still found. The item's log says which calls were answered
+from the cache.
+
+Transient errors are retried once, in the HTTP client (with backoff and Retry-After): the call
+is not retried on top.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
-
-from prefect import task
 
 from rlauto_core.llm import EndpointConfig, Message, ModelClient, ModelReply, Role, process_gate
 
 LLM_LIMIT_NAME = "rlauto-llm"
+log = logging.getLogger("rlauto.llm")
 
 
-def _call_key(context: Any, parameters: dict[str, Any]) -> str:
-    return str(parameters["cache_key"])
+def answer_store(result_storage: Any) -> Any:
+    """Prefect's result store over `result_storage` (a folder, or a file-system block), JSON
+    records, as the cached task wrote them. A block is used unsaved: no API request."""
+    from prefect.filesystems import LocalFileSystem
+    from prefect.results import ResultStore
+    from prefect.serializers import JSONSerializer
+
+    storage = LocalFileSystem(basepath=str(result_storage)) if isinstance(result_storage, Path) else result_storage
+    # in-memory copies of answers are no use: a key is asked once per item
+    return ResultStore(result_storage=storage, serializer=JSONSerializer(), cache_result_in_memory=False)
 
 
-@task(
-    name="model-call",
-    task_run_name="{role}-iter{iteration}-call{sequence}",
-    cache_key_fn=_call_key,
-    persist_result=True,
-    result_serializer="json",
-)
-def model_call(
-    client: ModelClient,
-    role: str,
-    iteration: int,
-    sequence: int,
-    messages: list[Message],
-    json_output: bool,
-    cache_key: str,
-) -> ModelReply:
-    return client.complete(messages, json_output=json_output)
+def _default_store() -> Any:
+    from prefect.results import ResultStore
+    from prefect.serializers import JSONSerializer
+
+    return ResultStore(serializer=JSONSerializer(), cache_result_in_memory=False)  # Prefect's default storage
+
+
+def cached_answer(store: Any, key: str) -> ModelReply | None:
+    """The answer recorded under `key`, or None. A record that cannot be read, or holds no
+    answer, is a miss as Prefect's own cache takes it: the call is paid again and rewritten."""
+    if not store.exists(key):
+        return None
+    try:
+        answer = store.read(key).result
+    except Exception:  # removed or rewritten since `exists` read it: a miss
+        return None
+    return answer if isinstance(answer, ModelReply) else None
+
+
+def record_answer(store: Any, key: str, answer: ModelReply) -> None:
+    """Keep `answer` under `key`. The call is paid either way: a failed write costs a re-run one
+    call again, not the item, so it is logged, not raised."""
+    if store is None:
+        return
+    try:
+        store.write(answer, key=key)
+    except Exception as exc:
+        log.warning("model-call cache %s not written (%s: %s)", key, type(exc).__name__, exc)
 
 
 class CachedModelClient:
-    """A `ModelClient` whose every `complete` runs as the cached `model_call` task.
+    """A `ModelClient` whose every `complete` is answered from the cache, or asked and cached.
 
     `on_call` is told which role is about to be called (the flow shows "Judging" for the judge).
     """
@@ -65,7 +92,8 @@ class CachedModelClient:
         on_call: Callable[[Role, bool], None] | None = None,
         result_storage: Any = None,
     ) -> None:
-        self._task = model_call.with_options(result_storage=result_storage) if result_storage else model_call
+        # without result storage (polish): Prefect's default result storage, as the task had
+        self._store = answer_store(result_storage) if result_storage is not None else _default_store()
         self._inner = inner
         self._key_prefix = key_prefix
         self._prompt_version = prompt_version
@@ -95,13 +123,19 @@ class CachedModelClient:
             f"llm-{self._key_prefix}-{self.role}-iter{iteration}-{sequence}-{self._prompt_version}-"
             f"{'json' if json_output else 'text'}-{prompt_hash}"
         )
+        cached = cached_answer(self._store, key)
+        if cached is not None:
+            log.info("%s call %d of iteration %d answered from the cache", self.role, sequence, iteration)
+            return cached
         if self._on_call is not None:
             self._on_call(self.role, True)
         try:
-            return self._task(self._inner, str(self.role), iteration, sequence, messages, json_output, key)
+            answer = self._inner.complete(messages, json_output=json_output)
         finally:
             if self._on_call is not None:
                 self._on_call(self.role, False)
+        record_answer(self._store, key, answer)
+        return answer
 
 
 @lru_cache(maxsize=4)
@@ -177,4 +211,4 @@ def ensure_llm_limit(limit: int) -> None:
             )
 
 
-__all__ = ["CachedModelClient", "ensure_llm_limit", "joined_gate", "llm_gate", "model_call"]
+__all__ = ["CachedModelClient", "answer_store", "ensure_llm_limit", "joined_gate", "llm_gate"]

@@ -1,9 +1,11 @@
-"""The one task of an item's own files: its export (best copies, output.zip or error.txt), then
-its record (index rows, item.json) through the recorder.
+"""An item's own files: its export (best copies, output.zip or error.txt), then its record
+(index rows, item.json) through the recorder.
 
-Parsing and the rules are no tasks: they take milliseconds, and a task run cost the Prefect
-server three API writes apiece (issue 21: fewer round trips per item). The task is not retried
-on top of the storage retries, and its result is not persisted: the storage is the record.
+No step of an item is a task run: parsing, the rules, the model calls (cached in Prefect's
+result store, tasks/model_calls.py) and this export. A task run cost the Prefect server three
+events and a row apiece, about 30 ms of its one core (issue 21), to show a step nobody read; the
+export is not retried on top of the storage's own retries, and the storage is its record. The
+item's flow run keeps its states, logs and page.
 """
 
 from __future__ import annotations
@@ -14,18 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from prefect import task
-
 from rlauto_core.package import TaskPackage, export_package
 from rlauto_core.pipeline import ItemOutcome, PlannedItem
 from rlauto_core.store import layout, local_copy
-from tasks.retry import STORAGE_WRITE
 from tasks.storage_io import get_recorder, get_storage
 
 _COPY_CHUNK = 1024 * 1024
 
 
-@task(name="export", task_run_name="export-{item.source_name}", **STORAGE_WRITE)
 def export(
     item: PlannedItem, outcome: ItemOutcome, package: TaskPackage | None, root_prefix: str, redact_secrets: bool,
     iterations_reached: int = 0,

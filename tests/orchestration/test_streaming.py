@@ -117,10 +117,10 @@ def test_a_recording_is_hashed_staged_and_exported_streaming(tmp_path: Path) -> 
     # process (24 MB of module objects), which is no part of the export's own memory
     small = plan_batch([str(EXAMPLE)], RunOptions(), max_files=5, max_upload_mb=100).items[0]
     stage_recording(storage, small.source, small.upload_path, small.source_sha256, 100)
-    export.fn(small, completed(small.job_id, 1, storage).model_copy(update={"item_id": small.item_id}),
+    export(small, completed(small.job_id, 1, storage).model_copy(update={"item_id": small.item_id}),
               TaskPackage(), "", False)  # fmt: skip
     done: list[ItemOutcome] = []
-    shares["export"] = peak_share(lambda: done.append(export.fn(item, outcome, TaskPackage(), "", False)), size)
+    shares["export"] = peak_share(lambda: done.append(export(item, outcome, TaskPackage(), "", False)), size)
     assert done[0].output_zip_path == layout.output_zip_path(item.job_id, item.item_id)
     with storage.open_read(done[0].output_zip_path) as handle, zipfile.ZipFile(io.BytesIO(handle.read())) as out:
         assert out.read("screen-recording.webm") == zipfile.ZipFile(recording).read("screen-recording.webm")
@@ -215,7 +215,7 @@ def test_an_item_export_on_s3_is_byte_identical_to_the_local_one(s3_url: str, tm
         item = plan_batch([str(recording)], RunOptions(), max_files=5, max_upload_mb=100).items[0]
         stage_recording(storage, item.source, item.upload_path, item.source_sha256, 100)
         outcome = completed(item.job_id, 0, storage).model_copy(update={"item_id": item.item_id})
-        done = export.fn(item, outcome, TaskPackage(), "", False)
+        done = export(item, outcome, TaskPackage(), "", False)
         assert done.output_zip_path is not None
         written[name] = (storage.read_bytes(item.upload_path), storage.read_bytes(done.output_zip_path))
         if name == "s3":
