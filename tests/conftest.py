@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,13 @@ import pytest
 from flows.runtime import EPHEMERAL_SIZING
 from tests.servers import prefect_env, worker_index
 from tests.servers import prefect_server as _prefect_server
+
+# Python's default, even where PYTHONDONTWRITEBYTECODE is set (as on the development machine):
+# without it every xdist worker compiled the checkout's modules and pytest rewrote and compiled
+# every test module again on every run, about 7 of the 11 CPU seconds a worker spent collecting
+# (docs/operations.md §8). The caches go to __pycache__ (ignored by git); the Python processes the
+# tests start read them (they inherit the variable, so they write none of their own).
+sys.dont_write_bytecode = False
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "recordings"
