@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -64,6 +65,23 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 else:
                     os.environ[key] = value
             refresh_global_settings_context()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _streamlit_components_scanned_once() -> Iterator[None]:
+    """Streamlit's AppTest scans every installed distribution's metadata for v2 components on each
+    new AppTest (0.3-0.6 CPU s each, over a hundred AppTests in the fast tier); a served app scans
+    once per process. The installed packages do not change during a run: scanned once per worker
+    (when the first AppTest asks), each AppTest still registering what was found."""
+    if "streamlit" not in sys.modules:  # collected no test module that imports it: nothing to do
+        yield
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(scan()))
+        yield
 
 
 # What the CLI sets for its own process (`rlauto package` quiets Prefect's console, `LOG_LEVEL`
