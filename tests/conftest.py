@@ -30,7 +30,7 @@ DATA = REPO_ROOT / "tests" / "data"  # files real tools wrote (tests/data/SOURCE
 
 # fixtures several folders use, registered once for the whole tree (tests/fixtures/__init__.py),
 # and the order and groups of the tests for xdist's workers (docs/operations.md §8)
-pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models", "tests.xdist_groups"]
+pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models", "tests.fixtures.adb", "tests.xdist_groups"]
 
 
 @pytest.fixture(scope="session")
