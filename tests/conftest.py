@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,13 @@ from flows.runtime import EPHEMERAL_SIZING
 from tests.servers import prefect_env, worker_index
 from tests.servers import prefect_server as _prefect_server
 
+# Python's default, even where PYTHONDONTWRITEBYTECODE is set (as on the development machine):
+# without it every xdist worker compiled the checkout's modules and pytest rewrote and compiled
+# every test module again on every run, about 7 of the 11 CPU seconds a worker spent collecting
+# (docs/operations.md §8). The caches go to __pycache__ (ignored by git); the Python processes the
+# tests start read them (they inherit the variable, so they write none of their own).
+sys.dont_write_bytecode = False
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples" / "recordings"
 # bare captures with no task.json: not part of the main job (they have no recorded instruction)
@@ -21,7 +30,7 @@ DATA = REPO_ROOT / "tests" / "data"  # files real tools wrote (tests/data/SOURCE
 
 # fixtures several folders use, registered once for the whole tree (tests/fixtures/__init__.py),
 # and the order and groups of the tests for xdist's workers (docs/operations.md §8)
-pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models", "tests.xdist_groups"]
+pytest_plugins = ["tests.fixtures.s3", "tests.fixtures.models", "tests.fixtures.adb", "tests.xdist_groups"]
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +65,23 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 else:
                     os.environ[key] = value
             refresh_global_settings_context()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _streamlit_components_scanned_once() -> Iterator[None]:
+    """Streamlit's AppTest scans every installed distribution's metadata for v2 components on each
+    new AppTest (0.3-0.6 CPU s each, over a hundred AppTests in the fast tier); a served app scans
+    once per process. The installed packages do not change during a run: scanned once per worker
+    (when the first AppTest asks), each AppTest still registering what was found."""
+    if "streamlit" not in sys.modules:  # collected no test module that imports it: nothing to do
+        yield
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(scan()))
+        yield
 
 
 # What the CLI sets for its own process (`rlauto package` quiets Prefect's console, `LOG_LEVEL`

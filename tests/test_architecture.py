@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,13 @@ def _modules(layer: str) -> list[Path]:
     return sorted((ROOT / layer).rglob("*.py"))
 
 
+@functools.cache  # the checks read the same modules many times over (the import graph once per import)
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
 def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = _tree(path)
     found: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -70,7 +76,7 @@ def _face_names(package: Path) -> list[str]:
 
 def _imported(path: Path) -> list[tuple[str, list[str]]]:
     """(module, names) of every absolute import; `import a.b` imports no names."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = _tree(path)
     found: list[tuple[str, list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -209,7 +215,7 @@ def _import_graph(layer: str) -> dict[str, set[str]]:
 
 
 def _imported_names(path: Path, module: str) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = _tree(path)
     return [
         alias.name
         for node in ast.walk(tree)

@@ -69,8 +69,10 @@ def start_family(leader: str, child: str, log: Path) -> tuple[subprocess.Popen[b
     ("leader", "child"),
     [
         ("exit", "linger"),  # the leader goes at once, its child is still shutting down
-        ("exit", "ignore"),  # the child would serve forever: killed once it outlives the leader
-        ("ignore", "ignore"),  # nothing listens to SIGTERM: the whole group is killed
+        # the child would serve forever: killed once it outlives the leader
+        pytest.param("exit", "ignore", marks=pytest.mark.slow),  # waits out the 2 s timeout twice
+        # nothing listens to SIGTERM: the whole group is killed
+        pytest.param("ignore", "ignore", marks=pytest.mark.slow),  # waits out the 2 s timeout twice
         ("linger", "exit"),
     ],
 )
@@ -168,6 +170,7 @@ def test_a_server_that_failed_to_start_leaves_the_template_to_the_next(tmp_path:
     assert _marker(template) == "second"
 
 
+@pytest.mark.slow  # waits out a 1.5 s answer twice: about 4 s
 def test_the_fake_models_calls_in_flight_count_only_requests_since_the_last_reset() -> None:
     """A slow answer an earlier test left being served does not count for the next test."""
     import httpx

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
+
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 
@@ -15,13 +18,14 @@ def _is_fixture(decorator: ast.expr) -> bool:
     )
 
 
-def fixtures_defined_in(path: Path) -> set[str]:
+@functools.cache  # the rule asks about the same few fixture modules for every test module
+def fixtures_defined_in(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text(), str(path))
-    return {
+    return frozenset(
         node.name
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef) and any(_is_fixture(d) for d in node.decorator_list)
-    }
+    )
 
 
 def module_file(module: str) -> Path | None:
@@ -34,8 +38,11 @@ def module_file(module: str) -> Path | None:
 
 def imported_fixtures(path: Path) -> list[str]:
     """`module.name` for every fixture that `path` imports from another test module."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    found: list[str] = []
+    text = path.read_text()
+    if "tests." not in text:  # imports nothing from a test module: no need to parse it
+        return found
+    for node in ast.walk(ast.parse(text, str(path))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tests."):
             source = module_file(node.module)
             if source is not None:
@@ -80,6 +87,7 @@ def test_uses_the_cluster(cluster, n):
 """
 
 
+@pytest.mark.slow  # a pytest run with two xdist workers of its own: 1 s idle, 3-4 s beside the other tests
 def test_tests_sharing_a_module_fixture_run_on_one_worker_which_sets_it_up_once(tmp_path: Path) -> None:
     """Through xdist itself, in a project of its own: two workers, a module-scoped fixture used
     by six tests beside twenty quick ones (xdist's loadgroup lost its groups under pytest 9.2)."""

@@ -54,7 +54,7 @@ def _adb_daemons() -> set[int]:
 
 
 @pytest.fixture
-def demo_adb(home: Home, monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoAdbServer]:
+def demo_adb(home: Home, monkeypatch: pytest.MonkeyPatch, adb_close_unpaused: None) -> Iterator[DemoAdbServer]:
     before = _adb_daemons()
     with DemoAdbServer([DemoPhone(SERIAL, home=home)]) as server:
         monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")

@@ -15,6 +15,9 @@ from tests.dashboards.conftest import UNICODE_INSTRUCTION, sample_specs
 from tests.dashboards.index_builder import write_item
 from tests.fixtures.s3 import MotoS3
 
+# moto's S3 server starts for these (2-3 s per worker), as for tests/dataset/test_s3.py
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def s3_url(moto_s3: MotoS3) -> str:

@@ -34,7 +34,9 @@ def _adb_daemons() -> set[int]:
 
 
 @pytest.fixture
-def demo_adb(demo_device: DemoPhone, monkeypatch: pytest.MonkeyPatch) -> Iterator[DemoAdbServer]:
+def demo_adb(
+    demo_device: DemoPhone, monkeypatch: pytest.MonkeyPatch, adb_close_unpaused: None
+) -> Iterator[DemoAdbServer]:
     before = _adb_daemons()
     with DemoAdbServer([demo_device]) as server:
         monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")

@@ -256,6 +256,7 @@ def test_unusable_traces_are_a_clear_error(text: str, problem: str) -> None:
     assert str(info.value).startswith("t.txt: ")
 
 
+@pytest.mark.slow  # traces of many megabytes: about 3 s
 def test_huge_traces_parse_cleanly_or_fail_clearly_in_bounded_time() -> None:
     frame = (
         "[ {t:.6f}] /dev/input/event2: EV_ABS ABS_MT_POSITION_X {x:08x}\n"

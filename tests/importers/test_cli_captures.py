@@ -19,6 +19,9 @@ from tests.importers.zipcraft import jbytes, zip_bytes
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 
+# four `rlauto inspect` processes, each importing the CLI: 2-4 s of the module fixture
+pytestmark = pytest.mark.slow
+
 
 def _inputs(folder: Path) -> dict[str, list[str]]:
     orphan = folder / "mid-session.zip"

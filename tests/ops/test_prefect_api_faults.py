@@ -20,7 +20,8 @@ from rlauto_core.store import layout, open_storage
 from tests.fakes.outage_relay import FaultRelay
 from tests.orchestration.recordings import write_variants
 
-pytestmark = [pytest.mark.prefect]
+# slow: the session's Prefect server starts for it (10-20 s per worker) and each batch takes 5-13 s
+pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
 
 def creates_task_run(method: str, target: str) -> bool:

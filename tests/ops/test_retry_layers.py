@@ -46,6 +46,7 @@ def test_a_storage_write_failing_with_503_is_tried_the_storage_layers_times_in_o
     assert len(relay.faulted) == sent  # every one of them reached the relay and was refused
 
 
+@pytest.mark.slow  # moto's S3 server starts for it (2-3 s per worker) and the relay in front
 def test_a_key_named_like_a_status_failing_for_good_is_sent_once(relay: FaultRelay, s3_url: str) -> None:
     """`it-503abc` in the key and "503" in the message change nothing: access denied and a missing
     bucket are answers, not outages, and are never repeated."""

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rlauto_core.pipeline import ItemOutcome
 from rlauto_core.store import layout
 from rlauto_core.store.storage import open_storage
@@ -22,6 +24,7 @@ def _status(tmp_path: Path, job: str, api: str) -> subprocess.CompletedProcess[s
                           capture_output=True, text=True, timeout=180)  # fmt: skip
 
 
+@pytest.mark.slow  # two `rlauto status` processes, each importing Prefect: 7-8 s
 def test_status_with_prefect_down_shows_storage_and_says_what_is_missing(tmp_path: Path) -> None:
     api = f"http://127.0.0.1:{free_port()}/api"  # nothing listens there
     storage = open_storage((tmp_path / "store").as_uri())

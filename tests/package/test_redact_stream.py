@@ -112,6 +112,7 @@ def _peak_of(work: Any) -> int:
     return peak
 
 
+@pytest.mark.slow  # a HAR of many megabytes, redacted under tracemalloc: about 5 s
 def test_a_huge_har_is_held_one_entry_at_a_time(tmp_path: Path) -> None:
     har = _big_har(entries=384, body_bytes=64 * 1024)  # about 24 MiB, one entry about 64 KiB
     recording = tmp_path / "rec.zip"
