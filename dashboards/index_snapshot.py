@@ -228,7 +228,11 @@ class IndexSnapshot:
             else:
                 iterations = previous.iterations
             items = con.sql(ITEMS_REVIEWED_SQL).to_arrow_table()
-            reviews = con.sql("SELECT * EXCLUDE (filename) FROM reviews_raw").to_arrow_table()
+            # `written`: the order the review files were written in (their names start with a
+            # microsecond stamp), to tell apart two reviews of the same millisecond
+            reviews = con.sql(
+                "SELECT * EXCLUDE (filename), row_number() OVER (ORDER BY filename) AS written FROM reviews_raw"
+            ).to_arrow_table()
         finally:
             con.close()
         if self._cache is not None and self._unsaved >= CACHE_AFTER_FILES:

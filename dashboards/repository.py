@@ -286,7 +286,7 @@ class Repository:
             rows = self._rows(
                 con,
                 "SELECT job_id, item_id, decision, comment, reviewer, created_at FROM reviews"
-                " WHERE job_id = ? AND item_id = ? ORDER BY created_at DESC",
+                " WHERE job_id = ? AND item_id = ? ORDER BY created_at DESC, written DESC",
                 [job_id, item_id],
             )
         return [Review(**{**row, "comment": row["comment"] or ""}) for row in rows]

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from dashboards.models import ItemQuery, StoredFileError
 from dashboards.repository import Repository
 from rlauto_core.store import ReviewError, UploadError, add_review, store_uploads, upload_file_name
+from rlauto_core.store.index import ReviewRow, append_review
 from rlauto_core.store.index_schema import REVIEWS_DIR
 from rlauto_core.store.storage import FsspecStorage
 from tests.conftest import DATA
@@ -130,6 +131,16 @@ def test_reviews_append_and_the_latest_decision_wins(repository: Repository, fil
 def test_an_older_review_written_later_does_not_win(repository: Repository, filled_storage: FsspecStorage) -> None:
     write_review(filled_storage, "job-a", "it-full", "accept", created_at=BASE_TIME + timedelta(days=2))
     write_review(filled_storage, "job-a", "it-full", "reject", created_at=BASE_TIME + timedelta(days=1))
+    assert repository.get_item("job-a", "it-full").decision == "accept"  # type: ignore[union-attr]
+
+
+def test_two_reviews_of_the_same_millisecond_keep_the_order_they_were_written_in(
+    repository: Repository, filled_storage: FsspecStorage
+) -> None:
+    for decision in ("reject", "accept", "reject", "accept"):  # created_at is kept to the millisecond
+        append_review(filled_storage, ReviewRow(job_id="job-a", item_id="it-full", decision=decision, reviewer="ana",
+                                                created_at=BASE_TIME + timedelta(days=3)))  # fmt: skip
+    assert [r.decision for r in repository.get_reviews("job-a", "it-full")] == ["accept", "reject"] * 2
     assert repository.get_item("job-a", "it-full").decision == "accept"  # type: ignore[union-attr]
 
 
