@@ -34,9 +34,10 @@ LLM_LIMIT_NAME = "rlauto-llm"
 log = logging.getLogger("rlauto.llm")
 
 
-def answer_store(result_storage: Any) -> Any:
-    """Prefect's result store over `result_storage` (a folder, or a file-system block), JSON
-    records, as the cached task wrote them. A block is used unsaved: no API request."""
+def answer_store(result_storage: Any = None) -> Any:
+    """Prefect's result store over `result_storage` (a folder, a file-system block, or None for
+    Prefect's default storage), JSON records, as the cached task wrote them. A block is used
+    unsaved: no API request."""
     from prefect.filesystems import LocalFileSystem
     from prefect.results import ResultStore
     from prefect.serializers import JSONSerializer
@@ -44,13 +45,6 @@ def answer_store(result_storage: Any) -> Any:
     storage = LocalFileSystem(basepath=str(result_storage)) if isinstance(result_storage, Path) else result_storage
     # in-memory copies of answers are no use: a key is asked once per item
     return ResultStore(result_storage=storage, serializer=JSONSerializer(), cache_result_in_memory=False)
-
-
-def _default_store() -> Any:
-    from prefect.results import ResultStore
-    from prefect.serializers import JSONSerializer
-
-    return ResultStore(serializer=JSONSerializer(), cache_result_in_memory=False)  # Prefect's default storage
 
 
 def cached_answer(store: Any, key: str) -> ModelReply | None:
@@ -68,8 +62,6 @@ def cached_answer(store: Any, key: str) -> ModelReply | None:
 def record_answer(store: Any, key: str, answer: ModelReply) -> None:
     """Keep `answer` under `key`. The call is paid either way: a failed write costs a re-run one
     call again, not the item, so it is logged, not raised."""
-    if store is None:
-        return
     try:
         store.write(answer, key=key)
     except Exception as exc:
@@ -93,7 +85,7 @@ class CachedModelClient:
         result_storage: Any = None,
     ) -> None:
         # without result storage (polish): Prefect's default result storage, as the task had
-        self._store = answer_store(result_storage) if result_storage is not None else _default_store()
+        self._store = answer_store(result_storage)
         self._inner = inner
         self._key_prefix = key_prefix
         self._prompt_version = prompt_version
