@@ -296,7 +296,8 @@ def _stray_rubric(
         if predicate is None:
             continue
         where = checker.get("path_template") or checker.get("path")
-        group = (f"{call.name.split(' ')[0]} {where}" if where else call.name, step.target.key)
+        operation = checker.get("operation", {}).get("name", "")  # one GraphQL endpoint: the operation is the route
+        group = (f"{call.name.split(' ')[0]} {where} {operation}" if where else call.name, step.target.key)
         allowed.setdefault(group, [])
         if predicate not in allowed[group]:
             allowed[group].append(predicate)

@@ -19,8 +19,10 @@ from rlauto_core.forms import landing_pages, read_fields
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 from rlauto_core.package.answer_task import nothing_to_check
 from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
+from rlauto_core.package.golden import other_entity
 from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 from rlauto_core.package.models import SelfCheck, TaskPackage
+from rlauto_core.package.reach import descriptions, reached
 from rlauto_core.package.roles import ValueModel
 from rlauto_core.recording import DbDiff, Recording
 from rlauto_core.rules.flags import Flag
@@ -171,6 +173,7 @@ def _alignment(
     problems: list[str] = []
     if recording is not None and evidence is not None:
         main = evidence.main_entity
+        names = descriptions(recording)
         last = -1
         infos = {c.id: c for c in evidence.calls}
         # the page a trajectory write's redirect led to is a page load, and part of that write
@@ -186,8 +189,9 @@ def _alignment(
                 problems.append(f"{step.call_id} is noise ({info.noise_category})")
             if info.failed:
                 problems.append(f"{step.call_id} failed")
-            if main is not None and any(e.key == main.key and e.value != main.value for e in info.entities):
-                problems.append(f"{step.call_id} acts on another {main.key}")
+            other = other_entity(info, main)
+            if other is not None and not reached(other, recording, names):
+                problems.append(f"{step.call_id} acts on another {main.key if main else 'entity'}")
             if info.index < last:
                 problems.append(f"{step.call_id} is out of recorded order")
             last = info.index
