@@ -28,6 +28,7 @@ from typing import Any
 
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
+from rlauto_core.package.behaviour import SessionValue, session_values
 from rlauto_core.package.dataflow import (
     REDIRECT_ROOTS,
     Buttons,
@@ -67,6 +68,7 @@ class ValueModel:
     first_seen: dict[str, int] = field(default_factory=dict)  # value -> position of the first call showing it
     shown_by: dict[str, str] = field(default_factory=dict)  # value -> the first call whose answer showed it
     buttons: Buttons = field(default_factory=lambda: Buttons({}, set()))  # forms' submit buttons
+    session: dict[str, SessionValue] = field(default_factory=dict)  # counters and tokens, by behaviour
 
     @classmethod
     def of(cls, recording: Recording, evidence: Evidence, golden: Iterable[str]) -> ValueModel:
@@ -92,6 +94,7 @@ class ValueModel:
             first_seen=first_seen,
             shown_by=shown,
             buttons=submit_buttons(recording),
+            session={v: s for v, s in session_values(recording, evidence).items() if s.kind != "created"},
         )
 
     def submit_button(self, call_id: str, path: str) -> bool:
@@ -157,6 +160,9 @@ class ValueModel:
         kind = volatile_kind(path, value)
         if kind is not None:
             return ValueRole(role="volatile", reason=f"volatile ({kind}, field {name!r}): never compared")
+        session = self.session.get(str(value))  # whatever its name: what it does in the recording
+        if session is not None and not isinstance(value, bool):
+            return ValueRole(role="volatile", reason=f"volatile ({session.reason()}): never compared")
         if client_made(value, self.told | ({str(value)} if self.seen_before(value, call_id) else set())):
             return ValueRole(role="volatile", reason="an id the client made up: never compared")
         if id_like(value) or canonical_key(name) is not None:
