@@ -44,7 +44,9 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     for cid, first in dropped.items():
         repeated = calls[cid]
         name = repeated.name if repeated is not None else ""
-        filtered.append(FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input"))
+        filtered.append(
+            FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input", state_changing=True)
+        )
         checkers.pop(ctx.checker_keys.pop(cid))
     kept = (s for s in steps if s.call_id not in dropped)
     steps = [s.model_copy(update={"step": n}) for n, s in enumerate(kept, start=1)]

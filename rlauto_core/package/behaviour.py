@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.package.dataflow import input_locations, output_locations, scalars
+from rlauto_core.package.dataflow import id_like, input_locations, output_locations, scalars
 from rlauto_core.package.volatile import is_told, told_values
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.redact import is_secret_header
@@ -139,7 +139,8 @@ def session_values(recording: Recording, evidence: Evidence) -> dict[str, Sessio
                 entry = found.get(text)
                 if entry is None:
                     entry = found[text] = SessionValue(text, "token", calls[origin[0]].id, origin[1])
-                    entry.kind = "created" if ok_write(calls[origin[0]]) else entry.kind
+                    # a write's answer made it when it could be an id (`Detail.aspx` in a Location is a page)
+                    entry.kind = "created" if ok_write(calls[origin[0]]) and id_like(single) else entry.kind
                 entry.sent_at.add(_last_key(path) if root != "segment" else "segment")
                 entry.seen_at |= keys_given.get(text, set())
         sent_before.update(str(s) for _, _, v in sent for s in scalars(v) if s is not None)

@@ -68,7 +68,9 @@ def select_golden(
         if reason is None:
             golden.append(info.id)
         else:
-            filtered.append(FilteredCall(call_id=info.id, name=info.name, reason=reason))
+            filtered.append(
+                FilteredCall(call_id=info.id, name=info.name, reason=reason, state_changing=info.state_changing)
+            )
     return golden, filtered
 
 
