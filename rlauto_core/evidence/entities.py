@@ -123,9 +123,11 @@ def _path_pairs(path: str) -> tuple[Pair, ...]:
     """`/api/v1/channels/C01/messages/M9` -> channelId=C01, messageId=M9."""
     segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
     refs: list[Pair] = []
-    for noun, value in itertools.pairwise(segments):
+    for position, (noun, value) in enumerate(itertools.pairwise(segments)):
         if noun.lower() in _NOT_COLLECTIONS:
             continue  # `/rest/api/3`: the number after `api` is its version
+        if noun.startswith("_"):  # `/docs/_doc/7`, `/docs/_update/7`: an endpoint word before the id
+            noun = _endpoint_noun(noun, segments[:position])
         if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS:
             continue
         # an id has a digit; a slug (`projects/web`) counts after a plural collection noun
@@ -133,6 +135,15 @@ def _path_pairs(path: str) -> tuple[Pair, ...]:
         if _IDISH.match(value) or slug:
             refs.append((canonical_key(_singular(noun).replace("-", "_") + "_id") or noun, value))
     return tuple(refs)
+
+
+def _endpoint_noun(word: str, before: list[str]) -> str:
+    """`_doc` names a doc; an action (`_update`, `_create`) names what the collection before it holds."""
+    bare = word.lstrip("_")
+    if bare.lower() not in _NOT_IDS and bare.lower() not in ("source", "explain", "termvectors"):
+        return bare
+    nouns = [s for s in before if _NOUN.fullmatch(s) and not s.startswith("_") and s.lower() not in _NOT_COLLECTIONS]
+    return _singular(nouns[-1]) if nouns else "doc"
 
 
 @lru_cache(maxsize=16384)

@@ -23,6 +23,7 @@ from rlauto_core.judging.mutation import rebuilt, retarget
 from rlauto_core.package.calls import attempt_from_calls
 from rlauto_core.package.golden import call_target
 from rlauto_core.package.models import CoveredWrite, ExcludedWrite, RecordingMutantKind
+from rlauto_core.package.reach import listed_with
 from rlauto_core.protocols import operation_of
 from rlauto_core.recording import Call, HttpCall, Recording, ToolCall
 
@@ -130,10 +131,11 @@ def protocol_error(call: Call) -> Call:
     return rebuilt(call, status=422, response_body=json.dumps({"error": "failed"}))
 
 
-def _siblings(target: EntityRef, evidence: Evidence) -> list[str]:
-    """Other ids of the target's kind the recording shows (another key, another issue)."""
-    seen = {e.value for info in evidence.calls for e in info.entities if e.key == target.key}
-    return sorted(v for v in seen if v != target.value)
+def _siblings(target: EntityRef, evidence: Evidence, recording: Recording) -> list[str]:
+    """Other ids of the target's kind the recording shows (another key, another issue): listed beside
+    it in an answer, else sent by another call under the same key."""
+    sent = sorted({e.value for info in evidence.calls for e in info.entities if e.key == target.key} - {target.value})
+    return [*listed_with(target.value, recording), *sent]
 
 
 def recording_mutants(
@@ -177,7 +179,7 @@ class _Mutator:
             yield "drop", f"drop recorded write {what}", ids, self.attempt(write.call_id, lambda c: None)
             target = call_target(info, evidence.main_entity, call)
             if target is not None:
-                options = _siblings(target, evidence)
+                options = _siblings(target, evidence, self.recording)
                 to = options[0] if options else None
                 if retarget(call, target.value, to) is not None:
                     where = f"{target.key} {to}" if to else f"a fresh {target.key}"

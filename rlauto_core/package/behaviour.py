@@ -183,8 +183,8 @@ def _settle(
                 break
     counters = [e for e in found.values() if e.kind == "counter"]
     for entry in found.values():
-        if entry.kind != "token" or not writes_sending.get(entry.value):
-            continue
+        if entry.kind != "token" or not writes_sending.get(entry.value) or _names_an_entity(entry):
+            continue  # the cart a versioned write acts on goes beside the version, and is no precondition
         origin = first_given[entry.value]
         for counter in counters:
             same_answer = first_given[counter.value][0] == origin[0]
@@ -199,12 +199,17 @@ def _scalar(value: Any) -> bool:
     return value is not None and not isinstance(value, bool | dict | list)
 
 
+def _names_an_entity(entry: SessionValue) -> bool:
+    """Given or sent as an id (`id`, `cartId`, a path segment): a reference, not a precondition."""
+    return any(_id_key(k) for k in entry.seen_at | entry.sent_at) or "segment" in entry.sent_at
+
+
 def _is_token(entry: SessionValue, writes: list[str], writes_sending: dict[str, set[str]]) -> bool:
     """A token: random-looking under a name that is no id, or one value every write sends."""
     senders = writes_sending.get(entry.value, set())
     if not senders:
         return False
-    named_id = any(_id_key(k) for k in entry.seen_at) or "segment" in entry.sent_at
+    named_id = _names_an_entity(entry)
     if _token_shaped(entry.value) and not named_id:
         return True
     every_write = len(writes) >= 2 and senders >= set(writes)

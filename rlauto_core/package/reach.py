@@ -81,6 +81,24 @@ def _names(obj: dict[str, Any]) -> list[str]:
     return found
 
 
+def listed_with(value: str, recording: Recording) -> list[str]:
+    """Other ids listed beside this one in an answer (the keys of the same listing): its siblings."""
+    found: list[str] = []
+    for call in recording.calls:
+        for obj in _objects(_answer(call)):
+            for items in obj.values():
+                if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+                    continue
+                keys = [k for i in items for k, v in i.items() if str(v) == value and k in _ids_keys(i)]
+                if keys:
+                    found += [str(i[keys[0]]) for i in items if keys[0] in i and str(i[keys[0]]) != value]
+    return list(dict.fromkeys(found))
+
+
+def _ids_keys(obj: dict[str, Any]) -> set[str]:
+    return {k for k in obj if isinstance(k, str) and (k.lower() in ("id", "_id", "uuid", "gid") or canonical_key(k))}
+
+
 def descriptions(recording: Recording) -> dict[str, set[str]]:
     """Entity id -> what the recording's answers call it (names, titles, keys, tags)."""
     found: dict[str, set[str]] = {}
@@ -98,14 +116,19 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", text.lower()).strip()
 
 
+_QUOTED = re.compile(r"'[^']{1,200}'|\"[^\"]{1,200}\"|‘[^’]{1,200}’|“[^”]{1,200}”|「[^」]{1,200}」")
+
+
 def _mentions(instruction: str, told: set[str], name: str) -> bool:
-    """Does the instruction say this name: a quoted or whole word, or the phrase within its text?"""
+    """Does the instruction say this name: a quoted string or a word of it, or the phrase in its text
+    outside quotes (a quoted 'CI runner 2026' names the new key, not the old 'CI runner')?"""
     if name in told:
         return True
     wanted = _normal(name)
     if len(wanted) < 3 or not any(ch.isalpha() for ch in wanted):
         return wanted in {_normal(t) for t in told}
-    return re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", _normal(instruction)) is not None
+    unquoted = _normal(_QUOTED.sub(" | ", instruction))
+    return re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", unquoted) is not None
 
 
 def reached(value: str, recording: Recording, names: dict[str, set[str]] | None = None) -> bool:

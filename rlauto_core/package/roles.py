@@ -138,6 +138,9 @@ class ValueModel:
         if self.told_not_made(value):
             told = "stable" if id_like(value) or canonical_key(name) is not None else "content"
             return ValueRole(role=told, reason="named by the instruction: compared by value")
+        session = self.session.get(str(value))  # whatever its name: what it does in the recording
+        if session is not None and not isinstance(value, bool) and volatile_kind(path, value) is None:
+            return ValueRole(role="volatile", reason=f"volatile ({session.reason()}): never compared")
         found = self.origin(value)
         if found is not None:
             origin, handed = found
@@ -160,9 +163,6 @@ class ValueModel:
         kind = volatile_kind(path, value)
         if kind is not None:
             return ValueRole(role="volatile", reason=f"volatile ({kind}, field {name!r}): never compared")
-        session = self.session.get(str(value))  # whatever its name: what it does in the recording
-        if session is not None and not isinstance(value, bool):
-            return ValueRole(role="volatile", reason=f"volatile ({session.reason()}): never compared")
         if client_made(value, self.told | ({str(value)} if self.seen_before(value, call_id) else set())):
             return ValueRole(role="volatile", reason="an id the client made up: never compared")
         if id_like(value) or canonical_key(name) is not None:
