@@ -8,6 +8,7 @@ from rlauto_core.checkers.outputs import output_locations
 from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.recording import ToolCall
 from rlauto_core.replay.dbdiff import unexplained_rows
+from rlauto_core.replay.render import MOVING
 from rlauto_core.replay.world import World
 
 
@@ -37,8 +38,8 @@ def coverage_of(world: World) -> EnvCoverage:
     for value, origin in world.made.items():
         simulated.append(f"fresh id for {value!r} (made by {origin.call_id}'s {origin.root}.{origin.path})")
     volatile = sorted({
-        path for e in world.exchanges for _, path, value in output_locations(e.call)
-        if volatile_kind(path, value) is not None
+        ".".join(p for p in path.split(".") if not p.isdigit()) for e in world.exchanges for _, path, value in output_locations(e.call)
+        if volatile_kind(path, value) in MOVING
     })  # fmt: skip
     if volatile:
         simulated.append("moved on per session (versions, tokens, clocks): " + ", ".join(volatile[:20]))

@@ -44,6 +44,8 @@ class Renderer:
             return self.call_subs[text]
         if text not in self.made and text not in self.values.ids and volatile_kind(path, value) in MOVING:
             return self.values.volatile.setdefault(text, self.fresh.moved_on(value))
+        if isinstance(value, str) and "/" in value and value.startswith(("http://", "https://", "/")):
+            return self.values.path(value)
         if value == REDACTED:
             return self.values.volatile.setdefault(f"{path}:{REDACTED}", self.fresh.token("s" * 24))
         return self.values.session_value(value, name)

@@ -53,6 +53,7 @@ class HttpAnswer:
     status: int
     headers: list[Header]
     body: str | None
+    encoding: Literal["text", "base64"] = "text"  # base64: binary, as the recording kept it
 
 
 @dataclass
@@ -109,6 +110,7 @@ class EnvSession:
                         started_at=datetime.now(UTC), resource_type="fetch")  # fmt: skip
         answer, outcome, exchange, note = self._answer_http(sent, headers)
         sent.status, sent.response_headers, sent.response_body = answer.status, answer.headers, answer.body
+        sent.response_body_encoding = answer.encoding
         sent.duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self._log(sent, outcome, exchange, note)
         return answer
@@ -162,6 +164,7 @@ class EnvSession:
             status=recorded.status or 200,
             headers=renderer.headers(recorded.response_headers),
             body=renderer.body(recorded.response_body, recorded.response_body_encoding),
+            encoding=recorded.response_body_encoding,
         )
         outcome = "answered" if match.exchange.succeeded else "recorded_error"
         return answer, outcome, match.exchange.id, ""

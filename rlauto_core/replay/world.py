@@ -9,6 +9,7 @@ call from the exchange of its route whose inputs it matches best (session.py).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,12 @@ def route_of(call: Call, known: set[str]) -> str:
     return route_for(call.method, call.path, known)
 
 
+_API_VERSION = re.compile(r"^v\d+(\.\d+)?$")  # `/v2/...`: part of the route, not an id
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
 def route_for(method: str, path: str, known: set[str]) -> str:
-    segments = [SLOT if id_like(s) or s in known else s for s in split_path(path)]
+    segments = [SLOT if not _API_VERSION.match(s) and (s in known or id_like(s)) else s for s in split_path(path)]
     return f"{method.upper()} /{'/'.join(segments)}"
 
 
@@ -83,7 +88,14 @@ class World:
         golden = {step.call_id for step in package.golden_trajectory}
         made = {**handed_out(recording, evidence, golden), **invented_values(recording, evidence)}
         # a total the server computed is first seen in a write's answer too, but it is no id
-        made = {v: o for v, o in made.items() if volatile_kind(o.path, v) != "total"}
+        # URLs a write answered (`"url": ".../issues/128"`) are made of ids: renamed where the ids are
+        made = {
+            v: o
+            for v, o in made.items()
+            if "total" not in {volatile_kind(p, v) for p in o.path.split(".")}
+            and "/" not in v
+            and not _ISO_TIME.match(v)
+        }
         infos = {c.id: c for c in evidence.calls}
         known: set[str] = set(made)
         shown: set[str] = set()
