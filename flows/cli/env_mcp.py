@@ -11,6 +11,7 @@ a client keeps one session (the stateless 2026-07-28 exchange has none to keep s
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -22,6 +23,7 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -123,10 +125,50 @@ def end_on_delete(app: Asgi, sessions: McpSessions) -> Asgi:
     return wrapped
 
 
+def handshake_only(app: Asgi) -> Asgi:
+    """`server/discover` answered "method not found" before the SDK's session manager sees it: that
+    manager serves the stateless 2026-07-28 exchange to any request carrying its version header, and
+    a stateful environment needs the handshake's session. A client then falls back to `initialize`."""
+
+    async def wrapped(
+        scope: Scope, receive: Callable[[], Awaitable[Any]], send: Callable[[Any], Awaitable[None]]
+    ) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await app(scope, receive, send)
+            return
+        chunks: list[Any] = []
+        body = b""
+        while True:
+            message = await receive()
+            chunks.append(message)
+            body += message.get("body", b"")
+            if not message.get("more_body") or len(body) > 64 * 1024:
+                break
+        if b'"server/discover"' in body[:4096]:
+            try:
+                request_id = json.loads(body).get("id")
+            except (ValueError, AttributeError):
+                request_id = None
+            error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+            data = json.dumps(error).encode()
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})  # fmt: skip
+            await send({"type": "http.response.body", "body": data})
+            return
+        pending = list(chunks)
+
+        async def replay() -> Any:
+            return pending.pop(0) if pending else await receive()
+
+        await app(scope, replay, send)
+
+    return wrapped
+
+
 def http_mcp_app(environment: Environment, sessions: McpSessions) -> Asgi:
     server = mcp_server(environment, sessions)
     app = server.streamable_http_app(session_idle_timeout=sessions.idle_seconds)
-    return end_on_delete(app, sessions)
+    return end_on_delete(handshake_only(app), sessions)
 
 
 async def serve_stdio(environment: Environment, out_dir: Path | None) -> EnvReward | None:
@@ -134,8 +176,11 @@ async def serve_stdio(environment: Environment, out_dir: Path | None) -> EnvRewa
     sessions = McpSessions(environment, out_dir)
     server = mcp_server(environment, sessions)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        # the handshake-only loop: `Server.run` would let a client's `server/discover` lock the
+        # connection into the stateless era, which keeps no session
+        async with stdio_server() as (read_stream, write_stream), server.lifespan(server) as state:
+            await serve_loop(server, read_stream, write_stream, lifespan_state=state,
+                             init_options=server.create_initialization_options())  # fmt: skip
     finally:
         reward = sessions.end(STDIO)
     return reward
