@@ -40,7 +40,7 @@ def docs_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 response={"id": "d_100", "title": "Plan B", "version": 7},
             ),
             '"v7b2"',
-        ),  # fmt: skip
+        ),
         http(
             "r3",
             "POST",
@@ -48,7 +48,7 @@ def docs_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
             201,
             body={"title": "Notes"},
             response={"id": "d_207", "title": "Notes", "version": 1},
-        ),  # fmt: skip
+        ),
         http("r4", "DELETE", f"{API}/docs/d_207", 204),
         http("r5", "GET", f"{API}/docs/d_207", 404, response={"error": "not_found", "message": "no such doc"}),
     ]
