@@ -24,7 +24,7 @@ class EnvCall(BaseModel):
 def parse_call(call: Any, mode: Mode) -> EnvCall:
     """An `EnvCall` from what a caller hands `step`: an EnvCall, a model's tool call (arguments as
     JSON text), `{"name"|"tool", "arguments"}`, or for an API package `{"method", "path", ...}`."""
-    if isinstance(call, EnvCall):
+    if isinstance(call, EnvCall) and not isinstance(call.arguments, str):
         return call
     if isinstance(call, dict):
         if mode is Mode.API and "method" in call and "name" not in call:
