@@ -57,3 +57,19 @@ def test_the_scripted_model_solves_every_example_through_the_flow_and_the_page_s
         body = page.content()
     assert "CANARY" not in body
     assert (tmp_path / "evals.png").stat().st_size > 10_000
+
+
+def test_the_eval_agent_deployment_has_a_typed_form_and_is_deployed_by_rlauto_up() -> None:
+    import yaml
+    from prefect.utilities.callables import parameter_schema
+
+    from flows.evals import eval_agent
+    from tests.conftest import REPO_ROOT
+
+    deployments = yaml.safe_load((REPO_ROOT / "prefect.yaml").read_text())["deployments"]
+    entry = next(d for d in deployments if d["name"] == "eval-agent")
+    assert entry["entrypoint"] == "flows/evals.py:eval_agent" and entry["work_pool"]["name"] == "rlauto"
+    assert "-n eval-agent" in (REPO_ROOT / "infra" / "deploy.sh").read_text()
+    form = parameter_schema(eval_agent.fn).model_dump()["properties"]
+    assert {"packages", "model", "base_url", "key_secret", "attempts", "max_turns"} <= set(form)
+    assert form["attempts"]["maximum"] == 20 and form["model"]["default"] == "scripted"
