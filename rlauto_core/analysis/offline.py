@@ -21,7 +21,7 @@ from rlauto_core.package.checkgen import (
     target_predicate,
 )
 from rlauto_core.package.draft import DraftRubric, PackageDraft
-from rlauto_core.package.golden import golden_steps, select_golden
+from rlauto_core.package.golden import call_target, golden_steps, select_golden
 from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
 from rlauto_core.package.normalize import normalize_draft
 from rlauto_core.package.ordering import implied_order
@@ -64,7 +64,8 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
     criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
     rubrics.extend(_dbdiff_rubrics(criteria))
-    stray = _stray_rubric(writes, calls, checkers)
+    strays = _recorded_strays(recording, evidence, filtered, ctx)
+    stray = _stray_rubric(writes, calls, checkers, strays)
     if stray is not None:
         rubrics.append(stray)
     notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
@@ -283,10 +284,39 @@ def _implied_order_rubrics(
     return rubrics
 
 
+def _route_group(call: Call, checker: dict[str, Any], target: EntityRef) -> tuple[str, str]:
+    where = checker.get("path_template") or checker.get("path")
+    operation = checker.get("operation", {}).get("name", "")  # one GraphQL endpoint: the operation is the route
+    method = call.method.upper() if isinstance(call, HttpCall) else ""
+    return (f"{method} {where} {operation}" if where else call.name, target.key)
+
+
+def _recorded_strays(
+    recording: Recording, evidence: Evidence, filtered: list[FilteredCall], ctx: CheckContext
+) -> list[tuple[Call, dict[str, Any], EntityRef]]:
+    """The recording's own stray writes, each with a checker of its route and the entity it hit:
+    their routes are forbidden on other entities too, whatever method they used (a delete)."""
+    infos = {c.id: c for c in evidence.calls}
+    by_id = {c.id: c for c in recording.calls}
+    found: list[tuple[Call, dict[str, Any], EntityRef]] = []
+    for left in filtered:
+        info, call = infos.get(left.call_id), by_id.get(left.call_id)
+        if not left.reason.startswith("stray: acts on") or info is None or call is None or not info.state_changing:
+            continue
+        target = call_target(info, evidence.main_entity, call)
+        if target is not None:
+            found.append((call, call_checker(call, CheckContext(values=ctx.values)), target))
+    return found
+
+
 def _stray_rubric(
-    writes: list[GoldenStep], calls: dict[str, Call | None], checkers: dict[str, dict[str, Any]]
+    writes: list[GoldenStep],
+    calls: dict[str, Call | None],
+    checkers: dict[str, dict[str, Any]],
+    strays: list[tuple[Call, dict[str, Any], EntityRef]] | None = None,
 ) -> DraftRubric | None:
-    """No write of the same kind aimed at another entity: collateral damage loses this rubric."""
+    """No write of the same kind aimed at another entity: collateral damage loses this rubric. The
+    kinds are the trajectory's writes and the recording's own strays (a route, per GraphQL operation)."""
     allowed: dict[tuple[str, str], list[Any]] = {}
     sample: dict[tuple[str, str], tuple[Call, dict[str, Any], EntityRef]] = {}
     for step in writes:
@@ -297,13 +327,15 @@ def _stray_rubric(
         predicate = target_predicate(call, checker, step.target)
         if predicate is None:
             continue
-        where = checker.get("path_template") or checker.get("path")
-        operation = checker.get("operation", {}).get("name", "")  # one GraphQL endpoint: the operation is the route
-        group = (f"{call.name.split(' ')[0]} {where} {operation}" if where else call.name, step.target.key)
+        group = _route_group(call, checker, step.target)
         allowed.setdefault(group, [])
         if predicate not in allowed[group]:
             allowed[group].append(predicate)
         sample.setdefault(group, (call, checker, step.target))
+    for stray_call, stray_checker, stray_target in strays or []:  # after the trajectory's: its checkers win
+        group = _route_group(stray_call, stray_checker, stray_target)
+        allowed.setdefault(group, [])
+        sample.setdefault(group, (stray_call, stray_checker, stray_target))
     matchers = []
     for group, (call, checker, target) in sample.items():
         matcher = stray_matcher(call, checker, target, allowed[group])

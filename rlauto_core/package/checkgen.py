@@ -131,15 +131,18 @@ def target_location(call: Call, target: EntityRef) -> tuple[str, str] | None:
 def stray_matcher(call: Call, checker: dict[str, Any], target: EntityRef, allowed: list[Any]) -> dict[str, Any] | None:
     """The same kind of write aimed at any other entity than the allowed target predicates."""
     where = target_location(call, target)
-    if where is None or not allowed:
+    if where is None:
         return None
     root, path = where
-    if len(allowed) == 1:
-        negated: Any = {"not": allowed[0]}
+    negated: Any
+    if not allowed:  # a route only a stray of the recording used: any such write is collateral damage
+        negated = {}
+    elif len(allowed) == 1:
+        negated = {"not": allowed[0]}
     elif all(not isinstance(a, dict) for a in allowed):
         negated = {"not": {"in": allowed}}
     else:
-        return None
+        negated = {"not": {"any": allowed}}
     if isinstance(call, HttpCall):
         matcher: dict[str, Any] = {"kind": "http_call", **SUCCEEDS}
         for same in ("method", "operation"):
@@ -152,7 +155,7 @@ def stray_matcher(call: Call, checker: dict[str, Any], target: EntityRef, allowe
             if name is None:
                 return None
             matcher["path_template"] = checker["path_template"]
-            matcher["path_params"] = {name: negated}
+            matcher["path_params"] = {name: negated or {"exists": True}}
         else:
             matcher["path_template" if "path_template" in checker else "path"] = checker.get(
                 "path_template", checker.get("path")

@@ -64,6 +64,15 @@ def test_a_sibling_nobody_names_stays_a_stray_by_rule() -> None:
     assert check is not None
     assert [(w.call_id, w.rule) for w in check.writes_excluded] == [("r3", "stray")]
     assert not check.unruled_exclusions
+    # the stray's route is forbidden however it was sent: a delete no golden write makes
+    strays = package.rubric_checkers["no_stray_writes"]["match"]
+    assert any(m.get("method") == "DELETE" for m in (strays if isinstance(strays, list) else [strays]))
+    only_create = keys_run(revoke=False, instruction="Create the deploy key 'CI runner 2026'.")
+    assert score(package, imported(only_create)).passed
+    report = score(package, imported(keys_run(old="k_102", instruction="Create the deploy key 'CI runner 2026'.")))
+    assert [r.id for r in report.rubrics if not r.passed] == [
+        next(r.id for r in package.task.rubrics if r.checker_key == "no_stray_writes")
+    ]
 
 
 def test_a_write_left_out_with_no_rule_is_never_pass() -> None:
