@@ -13,7 +13,9 @@ Prints one row per recording:
 - `checked`: required writes some rubric's call checker matched;
 - `excluded but checked`: writes the truth excludes (a failed try, UI state, a heartbeat, a side
   call) that a rubric requires (a good attempt that leaves them out loses points);
-- `self-check`: golden full marks, mutants caught, valid variants at full marks (validate).
+- `self-check`: golden full marks, mutants caught, valid variants at full marks (validate);
+- `attempts`: good attempts at full marks, wrong attempts failing, scored on the same package (a
+  wrong attempt that fails where the good ones fail too shows nothing about the wrong one).
 Exit 0; it measures, it asserts nothing.
 """
 
@@ -34,7 +36,7 @@ from rlauto_core.checkers import score
 from rlauto_core.checkers.dsl import CALL_KINDS
 from rlauto_core.importers import import_path
 from rlauto_core.package import load_package
-from tests.package.corpora import CORPORA
+from tests.package.corpora import CORPORA, cases, is_good
 
 RLAUTO = Path(sys.executable).parent / "rlauto"
 
@@ -47,6 +49,7 @@ def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
 def measure(corpus: str) -> list[dict[str, Any]]:
     recordings, _ = CORPORA[corpus]
     truth_dir = recordings.parent / "truth"
+    attempts = {case.name: case.attempts for case in cases(corpus)}
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -87,6 +90,18 @@ def measure(corpus: str) -> list[dict[str, Any]]:
             row["excluded_but_checked"] = [f"{w['call']} {w['what']} ({w['reason']})" for w in truth["writes"]
                                            if w["reason"] != "required" and w["call"] in matched]  # fmt: skip
             row["rubrics"] = len(package.task.rubrics)
+            good, wrong = [], []
+            for kind, path in attempts[source.name].items():
+                if kind == "empty":
+                    continue
+                report = score(package, import_path(path))
+                full = report.passed and report.score == package.max_score
+                (good if is_good(kind) else wrong).append((kind, full if is_good(kind) else not report.passed))
+            row["good"] = f"{sum(ok for _, ok in good)}/{len(good)}"
+            row["wrong"] = f"{sum(ok for _, ok in wrong)}/{len(wrong)}"
+            row["misses"] = [f"{k} below full marks" for k, ok in good if not ok] + [
+                f"{k} passes" for k, ok in wrong if not ok
+            ]
             rows.append(row)
     return rows
 
@@ -109,6 +124,8 @@ def main() -> int:
             checked = f"exit {v['exit']} {v['judge']}"
             print(f"  {row['recording']:20} {verdict:16} {checked:22} {row['writes']:>6} {row['required']:>8} {row['checked']:>7}  "
                   f"golden {'full' if v['golden_full_marks'] else 'NOT full'}, mutants {v['mutants']}, variants {v['variants']}, rubrics {row['rubrics']}")  # fmt: skip
+            print(f"      attempts: good at full marks {row['good']}, wrong failing {row['wrong']}"
+                  + (f" ({'; '.join(row['misses'])})" if row["misses"] else ""))  # fmt: skip
             for what in row["unchecked"]:
                 print(f"      required write no rubric checks: {what}")
             for what in row["excluded_but_checked"]:
