@@ -3,6 +3,7 @@ by tool verb."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from rlauto_core.forms import effective_method
@@ -69,4 +70,33 @@ def http_is_state_changing(call: HttpCall) -> bool:
         segments = [s for s in call.path.lower().split("/") if s]
         if segments and segments[-1] in _READ_POST_SEGMENTS:
             return False
+        # an RPC route or method says what it does: `/call_kw/crm.lead/web_search_read`, `eth_getBalance`
+        named = [n for n in [*segments[-1:], *_rpc_methods(call)] if _first_verb(n) is not None]
+        if named and all(_first_verb(name) == "read" for name in named):
+            return False
     return True
+
+
+def _first_verb(name: str) -> str | None:
+    for token in name_tokens(name):
+        if token in WRITE_VERBS:
+            return "write"
+        if token in READ_VERBS:
+            return "read"
+    return None
+
+
+def _rpc_methods(call: HttpCall) -> list[str]:
+    """A JSON-RPC request's method (and a dispatcher's inner one, `params.method`)."""
+    body = call.request_body
+    if not body or '"jsonrpc"' not in body[:2000] or call.request_body_encoding != "text":
+        return []
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(payload, dict):
+        return []
+    params = payload.get("params")
+    inner = params.get("method") if isinstance(params, dict) else None
+    return [m for m in (payload.get("method"), inner) if isinstance(m, str)]

@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.forms import read_fields
 from rlauto_core.recording import HttpCall, ToolCall
+from rlauto_core.redact import is_secret_field
 
 # Words that end in "id" without naming an id (`grid` is not a `grId`).
 _ID_WORDS = frozenset(
@@ -128,8 +129,8 @@ def _path_pairs(path: str) -> tuple[Pair, ...]:
             continue  # `/rest/api/3`: the number after `api` is its version
         if noun.startswith("_"):  # `/docs/_doc/7`, `/docs/_update/7`: an endpoint word before the id
             noun = _endpoint_noun(noun, segments[:position])
-        if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS:
-            continue
+        if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS or is_secret_field(noun, value):
+            continue  # `/key/<64 hex>/`: a signed URL's key (Magento's admin), a credential, no entity
         # an id has a digit; a slug (`projects/web`) counts after a plural collection noun
         slug = noun.endswith("s") and _SLUG.match(value) is not None and not value.endswith("s")
         if _IDISH.match(value) or slug:

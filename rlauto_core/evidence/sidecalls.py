@@ -38,7 +38,7 @@ _RECOMMEND = frozenset(
 _UI_STRONG = frozenset(
     ["bookmark", "bookmarks", "layout", "layouts", "preference", "preferences", "prefs", "recent", "recents",
      "recently", "viewstate", "uistate", "gridstate", "tour", "onboarding", "dismissed", "collapsed", "sidebar",
-     "theme", "cursor", "scroll", "density", "breadcrumbs", "seen", "lastseen", "lastviewed"]
+     "theme", "cursor", "scroll", "density", "breadcrumbs", "seen", "viewed", "lastseen", "lastviewed", "markasviewed", "markasseen"]
 )  # fmt: skip
 _EVENT_BODY = frozenset(
     ["event", "events", "schema", "telemetry", "metric", "metrics", "track", "beacon", "impression"]
@@ -206,6 +206,28 @@ def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = 
     # another host, an acknowledgement, a body describing events (`schema_id`, `event_created_at_ms`)
     if other_host and _acknowledges(call) and _body_words(call) & _EVENT_BODY:
         return "telemetry"
-    if _ui_state_path(call.path) and not _asked(call, instruction):
+    if (_ui_state_path(call.path) or _ui_settings(call, words)) and not _asked(call, instruction):
         return "ui_state"
     return None
+
+
+def _ui_settings(call: HttpCall, path_words: set[str]) -> bool:
+    """A settings write whose fields name parts of the screen (`is_discuss_sidebar_category_chat_open`,
+    `chatter_position`): how the page looks, saved under the user's settings."""
+    if not path_words & _UI_STATE_WORDS:
+        return False
+    keys: set[str] = set()
+    _key_words(_body(call.request_body) if call.request_body_encoding == "text" else None, keys)
+    return bool(keys & _UI_STRONG) or bool(keys & {"panel", "position", "collapsed", "layout", "width", "density"})
+
+
+def _key_words(value: Any, out: set[str], depth: int = 0) -> None:
+    if depth > 5 or len(out) > 200:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.update(name_tokens(str(key)))
+            _key_words(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:20]:
+            _key_words(item, out, depth + 1)

@@ -45,6 +45,8 @@ def _constants(node: Any, out: list[str], depth: int = 0) -> None:
         for key, value in node.items():
             if key in ("kind", "description", "checker", "field", "before", "after", "given", "match", "created"):
                 continue
+            if key in ("request", "query", "arguments", "row") and isinstance(value, dict):
+                out.extend(str(path).lower() for path in value)  # a field the task names (`checkout_v2: true`)
             _constants(value, out, depth + 1)
     elif isinstance(node, list):
         for item in node:

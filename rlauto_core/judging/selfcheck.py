@@ -184,7 +184,7 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if not caught:
             problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
     caught_count = sum(1 for m in outcomes if m.caught)
-    tried = _variants(package, golden, golden_report, reads)
+    tried = _variants(package, golden, golden_report, reads, recording)
     problems.extend(
         f"valid variant {v.id} ({v.description}) fails rubric {b.id} ({b.title}): {b.reason}"
         for v in tried
@@ -219,12 +219,12 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
 
 
 def _variants(
-    package: TaskPackage, golden: Recording, golden_report: ScoreReport, reads: set[str]
+    package: TaskPackage, golden: Recording, golden_report: ScoreReport, reads: set[str], recording: Recording | None
 ) -> list[VariantOutcome]:
     """Every valid variant scored; a rubric the golden passes and a variant fails is broken by it."""
     return [
         scored_variant(package, f"v{number}", kind, description, attempt, golden_report)
-        for number, (kind, description, attempt) in enumerate(variants(package, golden, reads), 1)
+        for number, (kind, description, attempt) in enumerate(variants(package, golden, reads, recording), 1)
     ]
 
 

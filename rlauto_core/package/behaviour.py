@@ -82,6 +82,21 @@ def _sent(call: Call) -> list[tuple[str, str, Any]]:
     return found
 
 
+def _cookies(call: Call) -> list[tuple[str, str]]:
+    """(name, value) of the request's cookies: values the browser holds, never compared, but a body
+    that sends one back (a web client's `dsc`) sends a session token."""
+    if not isinstance(call, HttpCall):
+        return []
+    found: list[tuple[str, str]] = []
+    for header, value in call.request_headers:
+        if header.lower() == "cookie":
+            for part in value.split(";"):
+                name, _, cookie = part.strip().partition("=")
+                if name and len(cookie) >= 8:
+                    found.append((name.lower(), cookie))
+    return found
+
+
 def _given(call: Call) -> list[tuple[str, str, Any]]:
     found = list(output_locations(call))
     if isinstance(call, HttpCall):
@@ -98,6 +113,11 @@ def _token_shaped(text: str) -> bool:
     digits = sum(ch.isdigit() for ch in text)
     letters = sum(ch.isalpha() for ch in text)
     return digits >= 2 and letters >= 4
+
+
+def _mixed(text: str) -> bool:
+    """Letters and digits mixed, eight characters or more, no spaces: `69072b9e25`, not `update`."""
+    return len(text) >= 8 and " " not in text and any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
 
 
 def _id_key(key: str) -> bool:
@@ -125,6 +145,10 @@ def session_values(recording: Recording, evidence: Evidence) -> dict[str, Sessio
         return info is not None and info.state_changing and not info.failed
 
     for position, call in enumerate(calls):
+        for name, value in _cookies(call):  # the browser's own session state, given before the call
+            keys_given.setdefault(value, set()).add(name)
+            if value not in first_given and value not in sent_before:
+                first_given[value] = (position, f"cookie.{name}", name)
         sent = _sent(call)
         for root, path, value in sent:
             for single in scalars(value):
@@ -170,8 +194,8 @@ def _settle(
     for n, call in enumerate(calls):
         given_later[n] = [(f"{r}.{p}", _last_key(p), str(v)) for r, p, v in _given(call) if _scalar(v)]
     for entry in found.values():
-        if entry.kind == "created":
-            continue
+        if entry.kind == "created" and _names_an_entity(entry):
+            continue  # an id a write made stays an id even when a later answer shows another one
         senders = sorted(writes_sending.get(entry.value, ()), key=lambda c: position[c])
         if not senders:
             continue
@@ -182,6 +206,15 @@ def _settle(
                 entry.kind, entry.next_value = "counter", moved
                 break
     counters = [e for e in found.values() if e.kind == "counter"]
+    # a field that counts counts for every value of it sent back the same way (the second key's
+    # ModifyIndex, sent as `cas` by the last write, that no later answer shows moving)
+    counting = {k for e in counters for k in e.seen_at if not _id_key(k)}
+    sent_as = {k for e in counters for k in e.sent_at}
+    for entry in found.values():
+        counts = entry.kind in ("token", "created") and entry.seen_at & counting and entry.sent_at & sent_as
+        if counts and not _names_an_entity(entry):
+            entry.kind = "counter"
+            counters.append(entry)
     for entry in found.values():
         if entry.kind != "token" or not writes_sending.get(entry.value) or _names_an_entity(entry):
             continue  # the cart a versioned write acts on goes beside the version, and is no precondition
@@ -211,6 +244,10 @@ def _is_token(entry: SessionValue, writes: list[str], writes_sending: dict[str, 
         return False
     named_id = _names_an_entity(entry)
     if _token_shaped(entry.value) and not named_id:
+        return True
+    # a page's hidden field posted back under its own name (a form's nonce): shorter, still random
+    round_trip = entry.given_at.split(".", 1)[0] in ("html", "cookie") and bool(entry.sent_at & entry.seen_at)
+    if round_trip and not named_id and _mixed(entry.value):
         return True
     every_write = len(writes) >= 2 and senders >= set(writes)
     return every_write and not named_id and len(entry.value) >= 8 and " " not in entry.value

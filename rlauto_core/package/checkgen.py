@@ -25,6 +25,8 @@ SUCCEEDS: dict[str, Any] = {"succeeds": True}
 # hash. The operation is checked as `operation`; how the client spelled or sent the document is not
 # the task's business (a batch, a persisted query and a plain POST run the same operation).
 _GRAPHQL_PLUMBING = ("query", "operationName", "extensions")
+# a JSON-RPC envelope's version and the call's own id (a counter of the client's): no task value
+_JSONRPC_PLUMBING = ("jsonrpc", "id")
 
 
 @dataclass
@@ -64,11 +66,40 @@ def _field_predicates(call_id: str, values: list[tuple[str, Any]], ctx: CheckCon
     return found
 
 
+def _body_predicates(call_id: str, sent: list[tuple[str, Any]], ctx: CheckContext) -> dict[str, Any]:
+    """Field predicates; the objects of a list (an update's actions, an order's lines) as patterns of
+    a `some`: each must be there, in any order (one request or several, the client's choice)."""
+    plain: list[tuple[str, Any]] = []
+    listed: dict[str, dict[int, list[tuple[str, Any]]]] = {}
+    for path, value in sent:
+        parts = path.split(".")
+        index = next((n for n, part in enumerate(parts) if part.isdigit()), None)
+        if index is None or index == 0 or index == len(parts) - 1:
+            plain.append((path, value))
+            continue
+        listed.setdefault(".".join(parts[:index]), {}).setdefault(int(parts[index]), []).append((path, value))
+    found = _field_predicates(call_id, plain, ctx)
+    for prefix, elements in listed.items():
+        patterns = []
+        for _, fields in sorted(elements.items()):
+            pattern = _field_predicates(call_id, fields, ctx)
+            element = {path.split(".", len(prefix.split(".")) + 1)[-1]: p for path, p in pattern.items()}
+            if element:
+                patterns.append(element)
+        if patterns:
+            found[prefix] = {"some": patterns}
+    return found
+
+
 def _path_template(call: HttpCall, ctx: CheckContext) -> tuple[str, dict[str, Any]]:
     names = {ref.value: ref.key for ref in path_entities(call.path)}
     parts: list[str] = []
     params: dict[str, Any] = {}
-    for segment in split_path(call.path):
+    segments = split_path(call.path)
+    for position, segment in enumerate(segments):
+        if position and is_secret_field(segments[position - 1], segment):  # `/key/<64 hex>/`: a signed URL
+            parts.append("{" + segments[position - 1] + "}")  # any value: a credential is never compared
+            continue
         if segment in names or ctx.values.origin(segment) is not None:
             name = names.get(segment) or "id"
             unique, n = name, 2
@@ -107,13 +138,15 @@ def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
         sent = leaves(body) if isinstance(body, dict | list) else []
         if operation is not None:
             sent = [(p, v) for p, v in sent if p.split(".", 1)[0] not in _GRAPHQL_PLUMBING]
-        request = _field_predicates(call.id, sent, ctx)
+        elif isinstance(body, dict) and "jsonrpc" in body and "method" in body:
+            sent = [(p, v) for p, v in sent if p not in _JSONRPC_PLUMBING]
+        request = _body_predicates(call.id, sent, ctx)
         if request:
             checker["request"] = request
         checker.update(SUCCEEDS)
         return checker
     checker = {"kind": "mcp_call", "tool": call.tool}
-    arguments = _field_predicates(call.id, leaves(call.arguments), ctx)
+    arguments = _body_predicates(call.id, leaves(call.arguments), ctx)
     if arguments:
         checker["arguments"] = arguments
     checker.update(SUCCEEDS)

@@ -23,7 +23,7 @@ from rlauto_core.recording import Call, HttpCall, Recording
 # the words of a field that says what an entity is called
 _NAMING = frozenset(
     ["name", "title", "label", "summary", "subject", "key", "slug", "handle", "login", "username", "email", "filename",
-     "tag", "display", "nickname", "alias", "code", "number", "version", "release"]
+     "tag", "display", "nickname", "alias", "code", "number", "version", "release", "identifier", "ref"]
 )  # fmt: skip
 _MAX_NODES = 20_000
 _MAX_DEPTH = 10

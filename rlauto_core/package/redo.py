@@ -150,12 +150,14 @@ def _swap_call(call: Call, changes: Changes) -> Call:
     return type(call).model_validate(data)
 
 
-def _volatile_values(golden: Recording, instruction: str) -> tuple[dict[str, Any], frozenset[str]]:
+def _volatile_values(
+    golden: Recording, instruction: str, shown: frozenset[str] = frozenset()
+) -> tuple[dict[str, Any], frozenset[str]]:
     """Values a later run sends differently: under volatile keys, submit buttons' labels (the same
     form in another UI language), and ids the client made up (never one the instruction states);
     and the field paths of the labels."""
     told = told_values(instruction)
-    seen: set[str] = set(told)
+    seen: set[str] = set(told) | shown  # what the whole recording's answers showed is no client's invention
     found: dict[str, Any] = {}
     buttons = submit_buttons(golden)
     labels: set[str] = set()
@@ -196,15 +198,18 @@ def _diff_values(diff: DbDiff, changes: Changes) -> DbDiff:
     return DbDiff.model_validate(data)
 
 
-def redo_attempts(golden: Recording, instruction: str | None = None) -> tuple[Recording | None, Recording | None]:
+def redo_attempts(
+    golden: Recording, instruction: str | None = None, shown: frozenset[str] = frozenset()
+) -> tuple[Recording | None, Recording | None]:
     """The golden attempt as a later run, twice: with the server-made ids renamed, and with the volatile
     values changed; None where nothing would change. `instruction` (default: the golden's own) states
-    what never changes."""
+    what never changes; `shown` are values the recording's answers showed (a read the golden left out
+    showed the workspace's id: the client made nothing up)."""
     evidence = build_evidence(golden)
     made = {**handed_out(golden, evidence, {c.id for c in golden.calls}), **invented_values(golden, evidence)}
     told = golden.task.instruction if instruction is None else instruction
     renamed = Changes({value: str(new_id(value)) for value in made}, {})
-    volatile, labels = _volatile_values(golden, told)
+    volatile, labels = _volatile_values(golden, told, shown)
     later = Changes({}, {k: v for k, v in volatile.items() if k not in made}, labels)
     return redone(golden, renamed), redone(golden, later)
 

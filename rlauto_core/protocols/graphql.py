@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
-from rlauto_core.recording import HttpCall, Recording
+from rlauto_core.recording import HttpCall
 
 OperationType = Literal["query", "mutation", "subscription"]
 ENDPOINT_WORDS = frozenset({"graphql", "graphql.json", "gql", "graphiql"})
@@ -311,15 +311,6 @@ def split_call(call: HttpCall) -> list[HttpCall]:
             )
         )
     return parts
-
-
-def split_batches(recording: Recording) -> Recording:
-    """The recording with every batched GraphQL POST split into its operations (same recording
-    when there is none, so the common case costs one scan)."""
-    if not any(is_batch(c) for c in recording.http_calls):
-        return recording
-    calls = [part for call in recording.http_calls for part in split_call(call)]
-    return recording.model_copy(update={"http_calls": calls})
 
 
 def get_request(call: HttpCall) -> dict[str, Any] | None:

@@ -114,11 +114,13 @@ SEARCH = "https://search.example/docs"
 
 
 def doc_run(seq: int, term: int, title: str = "Rotated keys") -> bytes:
-    """An Elasticsearch-like update guarded by `if_seq_no` and `if_primary_term` query parameters."""
+    """A document store's update guarded by a sequence number and a term sent as query parameters
+    under names no word list holds (`at_seq`, `at_term`; Elasticsearch says `if_seq_no`, which the
+    precondition names already cover): only what the values do gives them away."""
     calls = [
         http("r1", "GET", f"{SEARCH}/_doc/runbook-7", response={"_id": "runbook-7", "_seq_no": seq, "_primary_term": term,
                                                                  "_source": {"title": "Keys"}}),
-        http("r2", "POST", f"{SEARCH}/_update/runbook-7?if_seq_no={seq}&if_primary_term={term}", 200,
+        http("r2", "POST", f"{SEARCH}/_update/runbook-7?at_seq={seq}&at_term={term}", 200,
              {"doc": {"title": title}}, {"_id": "runbook-7", "result": "updated", "_seq_no": seq + 1, "_primary_term": term}),
     ]  # fmt: skip
     diff = {
@@ -136,10 +138,10 @@ def doc_run(seq: int, term: int, title: str = "Rotated keys") -> bytes:
 def test_concurrency_values_under_unknown_names_are_learned_from_behaviour() -> None:
     package, recording = packaged(doc_run(41, 3))
     roles = {f: r for fields in package.value_roles.values() for f, r in fields.items()}
-    assert roles["query.if_seq_no"].role == "volatile" and "counter" in roles["query.if_seq_no"].reason
+    assert roles["query.at_seq"].role == "volatile" and "counter" in roles["query.at_seq"].reason
     assert (
-        roles["query.if_primary_term"].role == "volatile"
-        and "beside a counter" in roles["query.if_primary_term"].reason
+        roles["query.at_term"].role == "volatile"
+        and "beside a counter" in roles["query.at_term"].reason
     )
     assert score(package, imported(doc_run(977, 8))).passed  # another cluster, other sequence numbers
     assert not score(package, imported(doc_run(977, 8, "Keys v2"))).passed
@@ -151,11 +153,11 @@ def test_concurrency_values_under_unknown_names_are_learned_from_behaviour() -> 
 def test_the_behaviour_variant_fails_a_checker_that_pins_a_counter() -> None:
     package, recording = packaged(doc_run(41, 3))
     key = next(k for k, c in package.rubric_checkers.items() if k.startswith("call_") and c.get("method") == "POST")
-    package.rubric_checkers[key].setdefault("query", {})["if_seq_no"] = "41"
+    package.rubric_checkers[key].setdefault("query", {})["at_seq"] = "41"
     check = self_check(package, recording)
     failing = check.failing_variant
     assert failing is not None and failing.kind == "behaviour_changed"
-    assert any("if_seq_no" in b.reason for b in failing.broken)
+    assert any("at_seq" in b.reason for b in failing.broken)
 
 
 def test_clauses_no_rubric_checks_are_listed() -> None:
