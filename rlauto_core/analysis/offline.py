@@ -71,7 +71,7 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
     recorded = recording.task.instruction.strip()
     draft = PackageDraft(
-        instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
+        instruction=recorded or written_instruction(steps, calls, _named_entity(steps, evidence, ctx)),
         instruction_source="recorded" if recorded else "offline",
         golden_call_ids=[s.call_id for s in steps],
         groups=groups(steps, calls, recording),
@@ -81,6 +81,15 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
         notes=notes,
     )
     return normalize_draft(draft, recording, evidence, ctx.values)[0]  # the cores its order rubrics point at
+
+
+def _named_entity(steps: list[GoldenStep], evidence: Evidence, ctx: CheckContext) -> EntityRef | None:
+    """What a written instruction names: the main entity, unless the recording made it (a card another
+    run gets another id for); then where the first write made it (the board it was created on)."""
+    main = evidence.main_entity
+    if main is None or ctx.values.origin(main.value) is None:
+        return main
+    return next((s.target for s in steps if s.state_changing and s.target is not None and s.target != main), None)
 
 
 def _read_only_draft(

@@ -15,7 +15,7 @@ from rlauto_core.package.roles import ValueModel
 from rlauto_core.package.volatile import is_told, volatile_kind
 from rlauto_core.protocols import operation_of
 from rlauto_core.recording import Call, DbDiff, HttpCall
-from rlauto_core.redact import is_secret_field, is_secret_header
+from rlauto_core.redact import is_secret_field, is_secret_header, looks_like_credential
 
 MAX_FIELD_PREDICATES = 12
 MAX_ROW_PREDICATES = 8
@@ -97,7 +97,8 @@ def _path_template(call: HttpCall, ctx: CheckContext) -> tuple[str, dict[str, An
     params: dict[str, Any] = {}
     segments = split_path(call.path)
     for position, segment in enumerate(segments):
-        if position and is_secret_field(segments[position - 1], segment):  # `/key/<64 hex>/`: a signed URL
+        signed = position and is_secret_field(segments[position - 1], segment) and looks_like_credential(segment)
+        if signed:  # `/key/<64 hex>/`: a signed URL
             parts.append("{" + segments[position - 1] + "}")  # any value: a credential is never compared
             continue
         if segment in names or ctx.values.origin(segment) is not None:
@@ -123,9 +124,10 @@ def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
             {"kind": "http_call"} if operation else {"kind": "http_call", "method": call.method.upper()}
         )
         template, params = _path_template(call, ctx)
-        if params:
+        if params or "{" in template:  # a signed URL's key is a segment of any value, and no param
             checker["path_template"] = template
-            checker["path_params"] = params
+            if params:
+                checker["path_params"] = params
         else:
             checker["path"] = call.path
         if operation is not None:
