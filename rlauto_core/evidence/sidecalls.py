@@ -181,6 +181,12 @@ def _body_words(call: HttpCall) -> set[str]:
     return words
 
 
+def _named(call: HttpCall, instruction: str) -> bool:
+    """Does the instruction name the resource the write's path ends in (a file, a record's slug)?"""
+    last = call.path.rstrip("/").rsplit("/", 1)[-1]
+    return len(last) >= 5 and any(ch in last for ch in ".-_") and last.lower() in instruction.lower()
+
+
 def _ui_state_words(words: set[str]) -> bool:
     return bool(words & _UI_STRONG or (words & _UI_STATE_WORDS and words & _UI_WORDS))
 
@@ -199,9 +205,18 @@ def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = 
     words = set(_path_words(call.path))
     if other_host:
         words |= {w for w in re.split(r"[^a-z]+", call.host.lower()) if w}
+    if _named(call, instruction):
+        return None  # a write on what the instruction names (`append to audit/2026-05.log`) is the task
+    # beacons and event pipelines POST; a PUT or PATCH writes a resource at its path
+    posts = call.method.upper() == "POST"
     if words & _RECOMMEND and (other_host or _answers_a_list(call)):
         return "recommendations"
-    if words & _TELEMETRY and (other_host or _acknowledges(call)) and (_acknowledges(call) or _answers_a_list(call)):
+    if (
+        posts
+        and words & _TELEMETRY
+        and (other_host or _acknowledges(call))
+        and (_acknowledges(call) or _answers_a_list(call))
+    ):
         return "telemetry"
     # another host, an acknowledgement, a body describing events (`schema_id`, `event_created_at_ms`)
     if other_host and _acknowledges(call) and _body_words(call) & _EVENT_BODY:

@@ -15,8 +15,9 @@ from typing import Any
 
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.package.behaviour import SessionValue, session_values
+from rlauto_core.package.dataflow import input_locations
 from rlauto_core.package.redo import Changes, later_value, new_id, redone
-from rlauto_core.recording import Recording
+from rlauto_core.recording import Call, HttpCall, Recording
 
 _LONG = 8  # a value this long is changed wherever it appears; a shorter one only under its own keys
 
@@ -51,17 +52,28 @@ class _Keyed(Changes):
             self.ids = keyed
 
 
+def _sent_values(call: Call) -> list[Any]:
+    return [v for loc in input_locations(call) for v in (loc.value if isinstance(loc.value, list) else [loc.value])] + [
+        value for _, value in (call.request_headers if isinstance(call, HttpCall) else [])
+    ]
+
+
 def _new(entry: SessionValue) -> str:
     if entry.kind == "created":
         return str(new_id(entry.value))
     return str(later_value(entry.value))
 
 
-def behaviour_variant(golden: Recording, instruction: str) -> tuple[str, Recording] | None:
+def behaviour_variant(
+    golden: Recording, instruction: str, recording: Recording | None = None
+) -> tuple[str, Recording] | None:
     """(description, attempt) of the golden in a fresh session, or None when the session made nothing
-    a later call sends back."""
-    probe = golden.model_copy(update={"task": golden.task.model_copy(update={"instruction": instruction})})
-    made = session_values(probe, build_evidence(probe))
+    a later call sends back. What the session made is read from the whole recording when there is one
+    (the page that gave a form's nonce is no golden step)."""
+    source = recording if recording is not None else golden
+    probe = source.model_copy(update={"task": source.task.model_copy(update={"instruction": instruction})})
+    sent = {str(v) for call in golden.calls for v in _sent_values(call)}
+    made = {v: e for v, e in session_values(probe, build_evidence(probe)).items() if v in sent}
     if not made:
         return None
     changes = _Keyed(
@@ -71,6 +83,9 @@ def behaviour_variant(golden: Recording, instruction: str) -> tuple[str, Recordi
     attempt = redone(golden, changes)
     if attempt is None:
         return None
-    kinds = sorted({e.kind for e in made.values()})
-    shown = ", ".join(sorted(made)[:3]) + (" ..." if len(made) > 3 else "")
-    return f"every value the session made changed by behaviour ({', '.join(kinds)}: {shown})", attempt
+    # named by the fields that carry them, never by value: a token here is a secret (a CSRF field)
+    fields: dict[str, set[str]] = {}
+    for entry in made.values():
+        fields.setdefault(entry.kind, set()).update(k for k in entry.sent_at if k != "segment")
+    shown = "; ".join(f"{kind}: {', '.join(sorted(keys)[:4]) or 'path'}" for kind, keys in sorted(fields.items()))
+    return f"every value the session made changed by behaviour ({shown})", attempt

@@ -43,7 +43,8 @@ def _constants(node: Any, out: list[str], depth: int = 0) -> None:
         return
     if isinstance(node, dict):
         for key, value in node.items():
-            if key in ("kind", "description", "checker", "field", "before", "after", "given", "match", "created"):
+            plumbing = ("kind", "description", "field", "before", "after", "given", "match") if depth == 0 else ()
+            if key in plumbing or key in ("checker", "created"):
                 continue
             if key in ("request", "query", "arguments", "row") and isinstance(value, dict):
                 out.extend(str(path).lower() for path in value)  # a field the task names (`checkout_v2: true`)
@@ -104,6 +105,7 @@ def grounding(package: TaskPackage, recording: Recording | None) -> tuple[dict[s
         per_rubric[rubric.id] = values + [n for v in values for n in names.get(v, ())]
     for clause in clauses(package.task.instruction):
         wanted = clause.lower()
-        within = re.compile(rf"(?<![^\W_]){re.escape(wanted)}(?![^\W_])")  # as a whole word: `q3` in "q3 goals"
+        # as a whole word (`q3` in "q3 goals"); a stated day also holds the day's date-time
+        within = re.compile(rf"(?<![^\W_]){re.escape(wanted)}(?:(?=[\W_])|$|(?<=\d)(?=t\d))")
         tied[clause] = [r for r, values in per_rubric.items() if any(wanted == v or within.search(v) for v in values)]
     return tied, [c for c, rubrics in tied.items() if not rubrics]

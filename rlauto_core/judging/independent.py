@@ -86,7 +86,7 @@ def independent_evidence(
             found.problems.append(
                 f"recording mutant {mutant.id} ({description}) keeps {result.score}/{result.max_score}"
             )
-    variant = behaviour_variant(golden, package.task.instruction)
+    variant = behaviour_variant(golden, package.task.instruction, recording)
     if variant is not None:
         description, attempt = variant
         outcome = scored_variant(package, "b1", "behaviour_changed", description, attempt, golden_report)

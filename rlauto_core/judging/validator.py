@@ -24,6 +24,7 @@ from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult
 from rlauto_core.package.models import SelfCheck, TaskPackage
 from rlauto_core.package.reach import descriptions, reached
 from rlauto_core.package.roles import ValueModel
+from rlauto_core.package.volatile import quoted_values
 from rlauto_core.recording import DbDiff, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -252,8 +253,12 @@ def _coverage(
         for r in report.rubrics
         if not r.passed
     )
-    if check.ungrounded:
-        gaps.append(f"no rubric checks what the instruction says: {', '.join(repr(c) for c in check.ungrounded[:4])}")
+    # a quoted value is one the task demands; an unquoted token with a digit may be a product's name
+    # ("Dynamics 365") or a value the app encodes ("Net 60" as a code): listed for the judge, no gap
+    quoted = set(quoted_values(package.task.instruction))
+    demanded = [c for c in check.ungrounded if c in quoted]
+    if demanded:
+        gaps.append(f"no rubric checks what the instruction says: {', '.join(repr(c) for c in demanded[:4])}")
     needed = len(writes) + len(rubrics)
     if not gaps:
         return _dim(

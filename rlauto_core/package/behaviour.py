@@ -25,7 +25,7 @@ from rlauto_core.evidence.models import Evidence
 from rlauto_core.package.dataflow import id_like, input_locations, output_locations, scalars
 from rlauto_core.package.volatile import is_told, told_values
 from rlauto_core.recording import Call, HttpCall, Recording
-from rlauto_core.redact import is_secret_header
+from rlauto_core.redact import is_secret_field, is_secret_header, looks_like_credential
 
 SessionKind = Literal["counter", "companion", "token", "created"]
 _INDEX = re.compile(r"^\d+$")
@@ -75,6 +75,10 @@ def _sent(call: Call) -> list[tuple[str, str, Any]]:
     """(root, path, value) the call sent: path segments, query, body or arguments, and headers."""
     found = [(loc.root, loc.path, loc.value) for loc in input_locations(call)]
     if isinstance(call, HttpCall):
+        segments = [str(v) for r, _, v in found if r == "segment"]
+        for n in range(1, len(segments)):  # `/key/<64 hex>/`: a signed URL's key, sent under its name
+            if is_secret_field(segments[n - 1], segments[n]) and looks_like_credential(segments[n]):
+                found.append(("path", segments[n - 1].lower(), segments[n]))
         for name, value in call.request_headers:
             low = name.lower()
             if low not in _PLUMBING_HEADERS and not is_secret_header(low) and not low.startswith(":"):
@@ -113,6 +117,29 @@ def _token_shaped(text: str) -> bool:
     digits = sum(ch.isdigit() for ch in text)
     letters = sum(ch.isalpha() for ch in text)
     return digits >= 2 and letters >= 4
+
+
+def _distinctive(text: str) -> bool:
+    """A value unlikely to match by chance: a number of three digits or more, a longer word."""
+    return int(text) >= 100 if text.isdigit() else len(text) >= 4
+
+
+def _words(key: str) -> set[str]:
+    return {w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower()) if w} - {"if", "x"}
+
+
+def _related(sent: set[str], given: set[str]) -> bool:
+    """Was the value sent under a name akin to the one it was given under (`_seq_no` -> `if_seq_no`,
+    `generation` -> `ifGenerationMatch`)?"""
+    for a in sent:
+        for b in given:
+            left, right = re.sub(r"[^a-z0-9]", "", a.lower()), re.sub(r"[^a-z0-9]", "", b.lower())
+            if len(left) >= 3 and len(right) >= 3 and (left in right or right in left):
+                return True
+            words_a, words_b = _words(a), _words(b)
+            if words_a and words_b and (words_a <= words_b or words_b <= words_a):
+                return True
+    return False
 
 
 def _mixed(text: str) -> bool:
@@ -156,7 +183,9 @@ def session_values(recording: Recording, evidence: Evidence) -> dict[str, Sessio
                     continue
                 text = str(single)
                 origin = first_given.get(text)
-                if origin is None or is_told(single, told):
+                if origin is None and root == "path":  # a signed URL's key: the session's, whoever showed it
+                    origin = first_given.setdefault(text, (position, f"path.{path}", path))
+                if origin is None:
                     continue
                 if ok_write(call):
                     writes_sending.setdefault(text, set()).add(call.id)
@@ -177,7 +206,14 @@ def session_values(recording: Recording, evidence: Evidence) -> dict[str, Sessio
                 if text not in first_given and text not in sent_before:
                     first_given[text] = (position, f"{root}.{path}", _last_key(path))
     _settle(found, calls, infos, writes, writes_sending, first_given)
-    return {v: s for v, s in found.items() if s.kind != "token" or _is_token(s, writes, writes_sending)}
+    kept = {v: s for v, s in found.items() if s.kind != "token" or _is_token(s, writes, writes_sending)}
+    # what the instruction states stays the agent's, but a counter that happens to equal a stated number
+    # ("add 2 cups", `version: 2` sent back) is still the server's
+    return {
+        v: s
+        for v, s in kept.items()
+        if not is_told(v, told) or (s.kind == "counter" and _related(s.sent_at, s.seen_at))
+    }
 
 
 def _settle(
@@ -191,15 +227,22 @@ def _settle(
     """Counters (a later answer gives the field another value), then their companions."""
     position = {c.id: n for n, c in enumerate(calls)}
     given_later: dict[int, list[tuple[str, str, str]]] = {}
+    plain: set[str] = set()  # values an answer gave outside any list: one entity's field, not a listing's
     for n, call in enumerate(calls):
-        given_later[n] = [(f"{r}.{p}", _last_key(p), str(v)) for r, p, v in _given(call) if _scalar(v)]
+        given = [(f"{r}.{p}", _last_key(p), str(v)) for r, p, v in _given(call) if _scalar(v)]
+        given_later[n] = [g for g in given if not _listed(g[0])]
+        plain.update(v for _, _, v in given_later[n])
     for entry in found.values():
         if entry.kind == "created" and _names_an_entity(entry):
             continue  # an id a write made stays an id even when a later answer shows another one
+        if entry.value not in plain:
+            continue  # a listing offers many (a product's `sku`): choices, never one entity's counter
         senders = sorted(writes_sending.get(entry.value, ()), key=lambda c: position[c])
         if not senders:
             continue
         keys = {k for k in entry.seen_at if k and not _id_key(k)}
+        if not (_distinctive(entry.value) or _related(entry.sent_at, keys)):
+            continue  # a `1` given as one field and sent as another is a coincidence, not a round trip
         for later in range(position[senders[0]], len(calls)):
             moved = next((v for _, k, v in given_later[later] if k in keys and _same_shape(v, entry.value)), None)
             if moved is not None:
@@ -211,7 +254,8 @@ def _settle(
     counting = {k for e in counters for k in e.seen_at if not _id_key(k)}
     sent_as = {k for e in counters for k in e.sent_at}
     for entry in found.values():
-        counts = entry.kind in ("token", "created") and entry.seen_at & counting and entry.sent_at & sent_as
+        same_field = entry.kind in ("token", "created") and bool(entry.seen_at & counting and entry.sent_at & sent_as)
+        counts = same_field and (_distinctive(entry.value) or _related(entry.sent_at, entry.seen_at))
         if counts and not _names_an_entity(entry):
             entry.kind = "counter"
             counters.append(entry)
@@ -228,6 +272,10 @@ def _settle(
                 break
 
 
+def _listed(path: str) -> bool:
+    return any(_INDEX.match(part) for part in path.split("."))
+
+
 def _scalar(value: Any) -> bool:
     return value is not None and not isinstance(value, bool | dict | list)
 
@@ -242,6 +290,8 @@ def _is_token(entry: SessionValue, writes: list[str], writes_sending: dict[str, 
     senders = writes_sending.get(entry.value, set())
     if not senders:
         return False
+    if looks_like_credential(entry.value) and any(is_secret_field(k, entry.value) for k in entry.sent_at):
+        return True  # a signed URL's key, a `key` field holding a credential
     named_id = _names_an_entity(entry)
     if _token_shaped(entry.value) and not named_id:
         return True

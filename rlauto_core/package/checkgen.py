@@ -12,12 +12,13 @@ from rlauto_core.evidence.models import EntityRef
 from rlauto_core.package.dataflow import input_locations, leaves
 from rlauto_core.package.models import DbDiffCriterion
 from rlauto_core.package.roles import ValueModel
-from rlauto_core.package.volatile import is_told, volatile_kind
+from rlauto_core.package.volatile import is_told, quoted_values, volatile_kind
 from rlauto_core.protocols import operation_of
 from rlauto_core.recording import Call, DbDiff, HttpCall
 from rlauto_core.redact import is_secret_field, is_secret_header, looks_like_credential
 
 MAX_FIELD_PREDICATES = 12
+MAX_TEXT_BODY = 200_000
 MAX_ROW_PREDICATES = 8
 # a call succeeds as its protocol says (protocols.success): a GraphQL error or `ok: false` in a 200 fails
 SUCCEEDS: dict[str, Any] = {"succeeds": True}
@@ -143,6 +144,10 @@ def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
         elif isinstance(body, dict) and "jsonrpc" in body and "method" in body:
             sent = [(p, v) for p, v in sent if p not in _JSONRPC_PLUMBING]
         request = _body_predicates(call.id, sent, ctx)
+        if isinstance(body, str) and len(body) <= MAX_TEXT_BODY:  # a line appended, a raw document
+            stated = [q for q in quoted_values(ctx.values.recording.task.instruction) if q in body]
+            if stated:  # what the instruction quotes of it, nothing else (the rest may be the app's)
+                request["$"] = {"contains": stated}
         if request:
             checker["request"] = request
         checker.update(SUCCEEDS)

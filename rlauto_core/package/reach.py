@@ -71,9 +71,13 @@ def _ids(obj: dict[str, Any]) -> list[str]:
     ]
 
 
-def _names(obj: dict[str, Any]) -> list[str]:
+def _names(obj: dict[str, Any], depth: int = 0) -> list[str]:
+    """What an object is called: its naming fields, also one level down (JSON:API's `attributes`)."""
     found: list[str] = []
     for key, value in obj.items():
+        if isinstance(value, dict) and depth == 0 and not {"id", "_id"} & set(value):
+            found.extend(_names(value, 1))  # a part of this object, not another one with its own id
+            continue
         if not isinstance(key, str) or not isinstance(value, str) or not 2 <= len(value.strip()) <= 200:
             continue
         if set(name_tokens(key)) & _NAMING:

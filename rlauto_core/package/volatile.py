@@ -43,6 +43,11 @@ PAGE_STATE = re.compile(r"^__(viewstate\w*|eventvalidation|previouspage)$", re.I
 _QUOTED = re.compile(r"'([^']{1,200})'|\"([^\"]{1,200})\"|‘([^’]{1,200})’|“([^”]{1,200})”|「([^」]{1,200})」")
 
 
+def quoted_values(instruction: str) -> list[str]:
+    """The instruction's quoted strings, in order."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(instruction or "")]
+
+
 def told_values(instruction: str) -> set[str]:
     """What the instruction states: its words (edge punctuation off) and its quoted strings."""
     words = {w.strip(".,:;!?") for w in re.findall(r"[^\s'\"‘’“”「」,;()]+", instruction or "")}

@@ -60,6 +60,10 @@ def graphql_failure(answer: Any, operation: Operation) -> str | None:
             return f"GraphQL errors: {_message(errors[0])}"
         if not operation.field and all(v is None for v in data.values()):
             return f"GraphQL errors: {_message(errors[0])}"
+        for error in errors:  # partial data: another root field of the operation failed (`addReply: null`)
+            path = error.get("path") if isinstance(error, dict) else None
+            if isinstance(path, list) and path and isinstance(path[0], str) and data.get(path[0], 0) is None:
+                return f"GraphQL errors: {path[0]}: {_message(error)}"
     if isinstance(payload, dict):
         for key in ("userErrors", "errors"):
             problems = payload.get(key)
@@ -108,6 +112,14 @@ def body_failure(answer: Any) -> str | None:
         return f"status: {status}" + (f" ({_message(why)})" if why else "")
     if answer.get("errors") is True:
         return _bulk_failure(answer)
+    for key in ("errcode", "err_code", "error_code"):  # WeCom, WeChat, DingTalk: 0 is success
+        code = answer.get(key)
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            why = answer.get("errmsg") or answer.get("error_msg") or answer.get("msg")
+            return f"{key} {code}" + (f" ({str(why)[:120]})" if why else "")
+    code = answer.get("code")  # Feishu / Lark: `{"code": 99991400, "msg": "..."}`, 0 is success
+    if isinstance(code, int) and not isinstance(code, bool) and code != 0 and isinstance(answer.get("msg"), str):
+        return f"code {code} ({answer['msg'][:120]})"
     return None
 
 

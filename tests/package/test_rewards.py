@@ -136,24 +136,21 @@ def doc_run(seq: int, term: int, title: str = "Rotated keys") -> bytes:
 
 
 def test_concurrency_values_under_unknown_names_are_learned_from_behaviour() -> None:
-    package, recording = packaged(doc_run(41, 3))
+    package, recording = packaged(doc_run(4101, 3))
     roles = {f: r for fields in package.value_roles.values() for f, r in fields.items()}
     assert roles["query.at_seq"].role == "volatile" and "counter" in roles["query.at_seq"].reason
-    assert (
-        roles["query.at_term"].role == "volatile"
-        and "beside a counter" in roles["query.at_term"].reason
-    )
-    assert score(package, imported(doc_run(977, 8))).passed  # another cluster, other sequence numbers
-    assert not score(package, imported(doc_run(977, 8, "Keys v2"))).passed
+    assert roles["query.at_term"].role == "volatile" and "beside a counter" in roles["query.at_term"].reason
+    assert score(package, imported(doc_run(9770, 8))).passed  # another cluster, other sequence numbers
+    assert not score(package, imported(doc_run(9770, 8, "Keys v2"))).passed
     check = package.validation.self_check
     assert check is not None and [v.full_marks for v in check.behaviour_variants] == [True]
     assert validate(package, recording).verdict == "PASS"
 
 
 def test_the_behaviour_variant_fails_a_checker_that_pins_a_counter() -> None:
-    package, recording = packaged(doc_run(41, 3))
+    package, recording = packaged(doc_run(4101, 3))
     key = next(k for k, c in package.rubric_checkers.items() if k.startswith("call_") and c.get("method") == "POST")
-    package.rubric_checkers[key].setdefault("query", {})["at_seq"] = "41"
+    package.rubric_checkers[key].setdefault("query", {})["at_seq"] = "4101"
     check = self_check(package, recording)
     failing = check.failing_variant
     assert failing is not None and failing.kind == "behaviour_changed"

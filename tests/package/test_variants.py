@@ -27,7 +27,7 @@ from tests.package.offline import package_offline
 FORMS = ROOT / "tests" / "forms" / "corpus" / "recordings"
 RECORDINGS = [
     *(p for p in example_files() if p.suffix == ".har"),
-    *(case.recording for corpus in TARGETED for case in cases(corpus)),  # issue 28's corpora join once fixed
+    *(case.recording for corpus in TARGETED for case in cases(corpus)),
     *sorted(FORMS.glob("*.zip")),
 ]
 IDS = [f"{p.parent.parent.name}/{p.name}" for p in RECORDINGS]
@@ -62,7 +62,7 @@ def _read_checker(read: Call) -> dict[str, Any]:
     return {"kind": "mcp_call", "tool": read.tool}
 
 
-def over_strict(package: TaskPackage, recording: Recording) -> tuple[TaskPackage, str, str]:
+def over_strict(package: TaskPackage, recording: Recording) -> tuple[TaskPackage, str, str] | None:
     """A copy of the package with one rubric's checker over-strict, the rubric's id, and how: a volatile
     value pinned, else a created id pinned, else a stable id tied to the earlier read that showed it,
     else a volatile value of the call's own answer pinned, else the CSRF token it sent pinned."""
@@ -109,27 +109,38 @@ def over_strict(package: TaskPackage, recording: Recording) -> tuple[TaskPackage
                         copy = package.model_copy(deep=True)
                         copy.rubric_checkers[key].setdefault(root, {})[path] = value
                         return copy, rubric_id, f"the answer's volatile {root}.{path} pinned to {value!r}"
-    raise AssertionError("no value to over-constrain")
+    return None
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=IDS)
 def test_valid_variants_keep_full_marks(packages: dict[Path, TaskPackage], path: Path) -> None:
     check = packages[path].validation.self_check
     assert check is not None and check.golden_full_marks
-    assert check.variants_total >= 2, [v.kind for v in check.variants]
+    assert check.variants_total + len(check.behaviour_variants) >= 2, [v.kind for v in check.variants]
     assert check.variants_passed == check.variants_total, [(v.description, v.broken) for v in check.variants]
     assert check.failing_variant is None and not [p for p in check.problems if "variant" in p]
-    assert check.mutants_caught / check.mutants_total >= 0.95
+    assert check.mutants_caught == check.mutants_total  # every mutant of the golden loses points
+    # and every recording mutant, every recorded write accounted for by a rule, the behaviour variant
+    assert bool(check.recording_mutants) == bool(check.writes_covered) and not check.missed_recording_mutants
+    assert not check.unruled_exclusions
+    assert all(v.full_marks for v in check.behaviour_variants)
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=IDS)
 def test_an_over_strict_checker_is_caught_by_a_variant(packages: dict[Path, TaskPackage], path: Path) -> None:
     package = packages[path]
     recording = import_path(path)
-    strict, rubric_id, how = over_strict(package, recording)
+    found = over_strict(package, recording)
+    if found is None:  # its checkers compare only what the agent chose: nothing a later run changes
+        roles = {r.role for fields in package.value_roles.values() for r in fields.values()}
+        assert roles <= {"content", "stable"} and "created" not in roles, roles
+        return
+    strict, rubric_id, how = found
     check = self_check(strict, recording)
     assert check.golden_full_marks, how  # the golden itself cannot tell: it sent exactly that value
-    assert check.variants_passed < check.variants_total, how
+    tried = [*check.variants, *check.behaviour_variants]
+    assert any(not v.full_marks for v in tried), how
     failing = check.failing_variant
     assert failing is not None and rubric_id in [b.id for b in failing.broken], (how, failing)
-    assert any(p.startswith(f"valid variant {failing.id} (") for p in check.problems)
+    said = "behaviour variant" if failing.kind == "behaviour_changed" else "valid variant"
+    assert any(p.startswith(f"{said} {failing.id} (") for p in check.problems)
