@@ -11,7 +11,7 @@ A takeover instead pauses THIS flow run until a person resumes it. `model: {"mod
 
 The run first takes the one agent slot, then the phone's slot: a second agent run, or a run on
 a busy phone, fails at once and says who holds it. The run's Prefect state says how it ended:
-Completed (completed, chat_ended), Failed named AgentPaused / BudgetExhausted (resumable),
+Completed (completed, blocked, chat_ended), Failed named AgentPaused / BudgetExhausted (resumable),
 Cancelled (stopped, resumable), Failed (failed, resumable).
 """
 
@@ -78,7 +78,7 @@ def _llm_gate(limit: int) -> Any:
 def _final_state(result: RunResult) -> dict[str, Any] | State[Any]:
     summary = result.model_dump(mode="json")
     hint = f"; resume it: rlauto agent run --resume {result.run_id}"
-    if result.outcome in ("completed", "chat_ended"):
+    if result.outcome in ("completed", "blocked", "chat_ended"):
         return summary
     if result.outcome == "paused":
         return Failed(name="AgentPaused", message=f"paused by the {result.fuse} fuse at step {result.steps}{hint}")

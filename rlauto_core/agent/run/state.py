@@ -25,7 +25,16 @@ from rlauto_core.store.storage import Storage
 KEEP_ROUNDS = 40
 DIGEST_LINES = 400
 RunStatus = Literal[
-    "new", "running", "waiting_for_person", "paused", "budget_exhausted", "completed", "chat_ended", "stopped", "failed"
+    "new",
+    "running",
+    "waiting_for_person",
+    "paused",
+    "budget_exhausted",
+    "completed",
+    "blocked",
+    "chat_ended",
+    "stopped",
+    "failed",
 ]
 
 
