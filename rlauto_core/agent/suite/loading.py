@@ -69,7 +69,8 @@ def parse_suite(data: bytes, file: str) -> AgentSuite:
     try:
         return AgentSuite.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        # a misspelt key also makes the right one "missing": name the misspelling first
+        first = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
         message = str(first["msg"]).removeprefix("Value error, ")
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise SuiteError(file, f"{_where(tuple(first['loc']), raw)}: {message}{more}") from None
