@@ -77,7 +77,7 @@ def start_eval(
             ) from None
     parameters = {
         "serial": serial.strip(),
-        "suite": suite.model_dump(mode="json") if suite is not None else None,
+        "suite": suite.model_dump(mode="json", by_alias=True) if suite is not None else None,  # as the schema says
         "model": model.model_dump(mode="json") if model else None,
         "runs": runs,
         "memory": memory,

@@ -116,18 +116,15 @@ def _holds(value: Any, item: Any) -> bool:
 
 def _matched(check: Check, value: Any) -> bool:
     """The check's one matcher applied to a value read from the phone."""
-    fields = check.model_fields_set
-    if "equals" in fields:  # as JSON: true is not 1, "1" is not 1
+    if check.equals is not None:  # as JSON: true is not 1, "1" is not 1
         return json.dumps(value, sort_keys=True) == json.dumps(check.equals, sort_keys=True)
-    if "contains" in fields:
+    if check.contains is not None:
         return _holds(value, check.contains)
-    if "lacks" in fields:
+    if check.lacks is not None:
         return not _holds(value, check.lacks)
-    if "count" in fields:
-        assert check.count is not None
+    if check.count is not None:
         return isinstance(value, list) and value.count(check.count.of) == check.count.times
-    if "matches" in fields:
-        assert check.matches is not None
+    if check.matches is not None:
         return re.search(check.matches, value if isinstance(value, str) else _short(value)) is not None
     return True
 
@@ -174,7 +171,7 @@ def _file_check(check: Check, facts: RunFacts) -> tuple[bool, str]:
         data = facts.storage.read_bytes(f"{layout.files_dir(facts.run_id)}/{name}")
         if check.file.image and not _is_image(data):
             continue
-        if check.model_fields_set & {"contains", "lacks", "matches"}:
+        if check.matchers:
             text = data.decode("utf-8", "replace")
             if not _matched(check, text):
                 continue

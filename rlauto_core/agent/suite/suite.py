@@ -131,7 +131,7 @@ class Check(_Strict):
     file: FileQuery | None = None
     unchanged: Literal[True] | None = Field(default=None, description="the demo apps' state is the start state")
     outcome: Outcome | None = Field(default=None, description="how the run ended (never enough alone)")
-    equals: Any = None
+    equals: Any = None  # a value (null is "not given": a value read is never null in a check)
     contains: Scalar | None = None
     lacks: Scalar | None = None
     count: CountOf | None = None
@@ -143,7 +143,7 @@ class Check(_Strict):
         sources = [s for s in _SOURCES if getattr(self, s) is not None]
         if len(sources) != 1:
             raise ValueError(f"give exactly one of {', '.join(_SOURCES)} (got {', '.join(sources) or 'none'})")
-        matchers = [m for m in _MATCHERS if m in self.model_fields_set]
+        matchers = self.matchers
         source = sources[0]
         if source in ("demo", "shell") and len(matchers) != 1:
             raise ValueError(f"a {source} check takes exactly one of {', '.join(_MATCHERS)}")
@@ -159,6 +159,11 @@ class Check(_Strict):
         if self.file is not None and (self.file.name is None) == (self.file.glob is None):
             raise ValueError("a file check names the file (`name`) or a pattern (`glob`), one of them")
         return self
+
+    @property
+    def matchers(self) -> list[str]:
+        """The matchers given (None is "not given", so a check reads the same after a JSON round trip)."""
+        return [m for m in _MATCHERS if getattr(self, m) is not None]
 
     @property
     def source(self) -> str:
@@ -183,7 +188,7 @@ class Check(_Strict):
             what = f"files/{self.file.name or self.file.glob}" + (" (an image)" if self.file.image else "")
             if not self.present:
                 return f"no {what}"
-        matcher = next((m for m in _MATCHERS if m in self.model_fields_set), None)
+        matcher = next(iter(self.matchers), None)
         if matcher == "count":
             assert self.count is not None
             return f"{what} holds {self.count.of!r} {self.count.times} time(s)"
