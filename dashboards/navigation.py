@@ -43,6 +43,9 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("actions", "Actions", ":material/bolt:"),
         ("designer", "Designer", ":material/draw:"),
     ],
+    "Evals": [
+        ("evals", "Evals", ":material/leaderboard:"),
+    ],
 }
 HIDDEN = {"item"}  # reached by selecting a row or by a link, never from the menu
 DEFAULT = "overview"

@@ -105,6 +105,7 @@ def run_agent(
     note: str | None = None,
     storage_url: str | None = None,
     takeover_timeout_s: int = 3600,
+    origin: str | None = None,
 ) -> dict[str, Any] | State[Any]:
     """A model operates the phone `serial` to do `instruction` (or goes on with `resume_run`,
     telling it `note`). Keys only from the worker's environment (AGENT_API_KEY)."""
@@ -161,5 +162,5 @@ def run_agent(
         if state is not None:
             result = loop.resume(run_id, note=note, model=run_model)
         else:
-            result = loop.start(run_id, instruction, conversation_id=conversation_id, model=run_model)
+            result = loop.start(run_id, instruction, conversation_id=conversation_id, model=run_model, origin=origin)
     return _final_state(result)

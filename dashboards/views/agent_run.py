@@ -91,7 +91,7 @@ def _usage(view: RunView) -> None:
     usage = view.usage
     note = "" if view.usage_reported else " (the endpoint reports no token counts)"
     st.markdown(
-        f"🪙 **{usage.total_tokens:,} tokens** (↑{usage.prompt_tokens:,} ↓{usage.completion_tokens:,} · "
+        f":material/toll: **{usage.total_tokens:,} tokens** (↑{usage.prompt_tokens:,} ↓{usage.completion_tokens:,} · "
         f"{usage.calls} model calls) · {view.steps} steps{note}"
     )
 

@@ -166,7 +166,7 @@ def run_command(
                                                     on_launch=started)  # fmt: skip
         else:
             outcome = run_agent(instruction, device, conversation_id=conversation, model=choice, storage_url=storage,
-                                on_event=show, on_launch=started)  # fmt: skip
+                                on_event=show, on_launch=started, origin="cli")  # fmt: skip
     except RlautoError as exc:
         fail(exc)
     except KeyboardInterrupt:

@@ -85,6 +85,7 @@ class RunState(BaseModel):
     instruction: str
     conversation_id: str | None = None
     mode: str = "agent"
+    origin: str | None = None  # who started it: cli, sdk, dashboard, eval, designer (run_list.ORIGINS)
     # what the run runs on (a resume keeps it unless it names another); None in runs from before
     model: RunModel | None = None
     # recipes and actions recalled at the start, appended to the system prompt (kept for a resume)

@@ -149,7 +149,7 @@ def run_task(
             mode=replace(AGENT_MODE, max_tool_calls=task.budget),
         )  # fmt: skip
         agent_began = clock()
-        result = loop.start(run_id, task.instruction, model=parts.run_model)
+        result = loop.start(run_id, task.instruction, model=parts.run_model, origin="eval")
         agent_s = clock() - agent_began
         facts = RunFacts(outcome=result.outcome, storage=parts.storage, run_id=run_id, start=start)
         checks = apply_checks(task.checks, PhoneShell(parts.phone), facts)
