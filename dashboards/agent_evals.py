@@ -68,6 +68,7 @@ def evals(frame: pd.DataFrame) -> pd.DataFrame:
     )  # fmt: skip
     grouped["success rate"] = grouped["passed"] / grouped["runs"]
     grouped["memory"] = grouped["memory"].map({True: "on", False: "off"})
+    grouped[["agent_s", "wall_s"]] = grouped[["agent_s", "wall_s"]].round(1)
     grouped = grouped.rename(columns={"agent_s": "agent s", "wall_s": "wall s"}).reset_index(names="eval")
     return grouped.sort_values("started", ascending=False)[EVAL_COLUMNS].reset_index(drop=True)
 

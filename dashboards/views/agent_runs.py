@@ -1,6 +1,6 @@
 """The Agent page's recent runs: every agent run, newest first, whoever started it (the CLI, the
-SDK, this dashboard, an eval, the designer), with how it is now; "Open" watches it here as a run
-started on this page is watched (step cards, liveness, controls)."""
+SDK, this dashboard, an eval, the designer), with how it is now; a click on a run watches it here
+as a run started on this page is watched (step cards, liveness, controls)."""
 
 from __future__ import annotations
 
@@ -43,15 +43,12 @@ def _ago(at: datetime, now: datetime) -> str:
 
 
 def run_line(run: ListedRun, now: datetime, redactor: Redactor) -> str:
-    """One run in a line (markdown): how it is, when it started, where, by whom."""
+    """One run in a line (markdown, a button's label): how it is, when it started, where, by whom."""
     status = run.status or "unreadable"
-    icon = STATUS_ICONS.get(status, ":material/help:")
     who = f" · {redactor.markdown(run.origin)}" if run.origin else ""
     mode = f" · {redactor.markdown(run.mode)}" if run.mode != "agent" else ""
     where = redactor.markdown(run.serial)
-    return (
-        f"{icon} **{status.replace('_', ' ')}** · {_ago(run.created_at, now)} · {where}{who}{mode} · {run.steps} steps"
-    )
+    return f"**{status.replace('_', ' ')}** · {_ago(run.created_at, now)} · {where}{who}{mode} · {run.steps} steps"
 
 
 @st.fragment(run_every=RUNS_REFRESH_S)
@@ -69,11 +66,12 @@ def recent_runs(storage: Storage, redactor: Redactor) -> None:
     now = datetime.now(UTC)
     with st.container(height=360, key="agent-recent-runs"):
         for run in runs:
-            with st.container(key=f"agent-run-row-{run.run_id}"):
-                st.markdown(run_line(run, now, redactor))
-                st.caption(redactor.markdown(run.instruction[:160]))
-                if run.run_id == watched:
-                    st.caption("watched on the right")
-                elif st.button("Open", key=f"agent_open_{run.run_id}"):
+            with st.container(key=f"agent-run-row-{run.run_id}", gap="small"):
+                icon = STATUS_ICONS.get(run.status or "", ":material/help:")
+                # the row is the way in: a click opens the run on the right (the watched one is marked)
+                if st.button(run_line(run, now, redactor), key=f"agent_open_{run.run_id}", icon=icon,
+                             type="tertiary", disabled=run.run_id == watched,
+                             help="watched on the right" if run.run_id == watched else "open this run"):  # fmt: skip
                     agent_run.watch(run.run_id)
                     st.rerun()
+                st.caption(redactor.markdown(run.instruction[:160]))

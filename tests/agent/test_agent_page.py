@@ -144,11 +144,12 @@ def test_recent_runs_list_every_run_newest_first_whoever_started_it_and_open_it_
     assert make_loop().loop.start("run-eval", "Say hello", origin="eval").outcome == "chat_ended"
     at = _page(storage, FakeAgentLauncher(phones=[AgentDevice(serial=SERIAL)]))
     assert not at.exception
-    rows = [str(m.value) for m in at.markdown if ":material/" in str(m.value) and " steps" in str(m.value)]
-    assert len(rows) == 2 and "**chat ended**" in rows[0] and "· eval ·" in rows[0]  # the newest first
-    assert "**completed**" in rows[1] and "· cli ·" in rows[1] and "· 8 steps" in rows[1]
+    rows = [b for b in at.button if b.key.startswith("agent_open_")]
+    assert [b.key for b in rows] == ["agent_open_run-eval", "agent_open_run-cli"]  # the newest first
+    assert "**chat ended**" in rows[0].label and "· eval ·" in rows[0].label
+    assert "**completed**" in rows[1].label and "· cli ·" in rows[1].label and "· 8 steps" in rows[1].label
     assert "Say hello" in _markdown(at) and "🪙" not in _markdown(at)
     at.button(key="agent_open_run-cli").click().run()
     assert at.session_state["agent_run"] == "run-cli" and at.query_params["agent_run"] in ("run-cli", ["run-cli"])
     assert "**Step 1 · app_start** · ok" in _markdown(at) and ":material/toll:" in _markdown(at)
-    assert "agent_open_run-cli" not in {b.key for b in at.button}  # the watched run is marked, not offered
+    assert at.button(key="agent_open_run-cli").disabled  # the watched run is marked, not offered again
