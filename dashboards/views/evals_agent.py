@@ -75,7 +75,7 @@ def render_agent_suite_evals(app: App) -> None:
     frame = frame[labels == suite]
     st.caption(f"Suite {redactor.markdown(suite)}: evals compare only on the same suite content.")
     rates = by_model(frame)
-    st.altair_chart(success_chart(rates, redactor), width="stretch")
+    st.altair_chart(success_chart(rates, redactor), key="chart_agent_evals")
     table = evals(frame)
     st.dataframe(
         table.assign(model=table["model"].map(redactor.text)).drop(columns=["suite"]),
