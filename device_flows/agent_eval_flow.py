@@ -51,6 +51,7 @@ from rlauto_core.store import open_storage
 
 HEARTBEAT_S = 10.0
 MAX_RUNS = 20
+PERSON = "the suite's scripted person answers it, or refuses a reason it has no answer for"
 
 
 @flow(name="agent-suite-task", flow_run_name="{task.id}-run-{run}")
@@ -79,7 +80,8 @@ def agent_suite_task(
         watched = UUID(setup.flow_run_id) if setup.flow_run_id else UUID(run_id)  # a cancelled eval stops its task
         parts = LoopParts(
             model=client, phone=U2Phone(setup.serial), devices=AdbDirectory(), storage=storage,
-            sink=FanOut(EventLog(storage, run_id), PrefectSink(run_id, run_id, storage, logger)), settings=settings,
+            sink=FanOut(EventLog(storage, run_id), PrefectSink(run_id, run_id, storage, logger, takeover_hint=PERSON)),
+            settings=settings,
             run_model=run_model, checkpoint=CancelWatch(prefect, watched), heartbeat_s=HEARTBEAT_S,
             recall=MemoryRecall(storage) if setup.memory else None,
             distiller=None if memory is None else Distiller(storage, memory, secrets=(key,) if key else ()),
