@@ -105,16 +105,15 @@ def follow(
 ) -> SuiteRunOutcome:
     """Read the eval's task runs as they are recorded until its flow run ends (then what is left)."""
     store = EvalStore(open_storage(storage_url))
-    seen: set[tuple[str, int]] = set()
+    seen: set[str] = set()
     records: list[TaskRunRecord] = []
     while True:
         name, final, message = _state(eval_id)
-        for record in sorted(store.records(eval_id), key=lambda r: r.finished_at):
-            if (record.task_id, record.run) not in seen:
-                seen.add((record.task_id, record.run))
-                records.append(record)
-                if on_record is not None:
-                    on_record(record)
+        for path, record in sorted(store.unseen(eval_id, seen), key=lambda pr: pr[1].finished_at):
+            seen.add(path)
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
         if final:
             break
         time.sleep(poll_s)

@@ -224,10 +224,17 @@ class EvalStore:
 
     def records(self, eval_id: str) -> list[TaskRunRecord]:
         """The task runs recorded so far, in the order of their names; unreadable ones skipped."""
+        return [record for _path, record in self.unseen(eval_id, set())]
+
+    def unseen(self, eval_id: str, seen: set[str]) -> list[tuple[str, TaskRunRecord]]:
+        """(path, record) of the task runs recorded so far but those in `seen` (a reader
+        following an eval reads each once)."""
         found = []
         for path in self._storage.list(f"{eval_dir(eval_id)}/tasks"):
+            if path in seen:
+                continue
             try:
-                found.append(TaskRunRecord.model_validate_json(self._storage.read_bytes(path)))
+                found.append((path, TaskRunRecord.model_validate_json(self._storage.read_bytes(path))))
             except (ValidationError, OSError, ValueError):
                 continue
         return found
