@@ -1,13 +1,14 @@
 """The package targets of issues 13 and 20 on each corpus: team examples, tuned shapes, held-out set,
 other paths.
 
-Run: `python bench/bench_package_targets.py [--corpus team tuned heldout paths] [--misses]`.
+Run: `python bench/bench_package_targets.py [--corpus team tuned heldout paths rewards rewards_heldout] [--misses]`.
 Prints, per corpus, the rate of: golden trajectories at full marks; empty attempts scoring 0;
 mutants caught (the self-check's drop/retarget/swap/stray mutants); good attempts (made later:
 new server ids, versions, clocks, request ids, no failed retry; or by another valid path) at full
 marks; wrong attempts (wrong entity, missing write, wrong order, wrong answer) failing; the
-self-check's valid variants at full marks. Targets: 100%, 100%, >= 95%, 100%, 100%, 100%. Exit 1
-when a target is missed. See tests/package/corpora.py.
+self-check's valid variants at full marks. Targets: 100%, 100%, >= 95%, 100%, 100%, 100%. Attempts
+that fail to import are listed apart (a fault of the corpus, never a wrong attempt that failed).
+Exit 1 when a target is missed or an attempt does not import. See tests/package/corpora.py.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ def main() -> int:
             if args.misses:
                 for miss in rate.misses:
                     print(f"      - {miss}")
+        print(f"  {'attempts not imported':22} {len(rates.unimported):4}  {'MISSED' if rates.unimported else 'ok'}")
+        missed |= bool(rates.unimported)
+        for what in rates.unimported:
+            print(f"      - {what}")
     return 1 if missed else 0
 
 

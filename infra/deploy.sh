@@ -11,5 +11,5 @@ if [ -z "${RLAUTO_PYTHON:-}" ]; then
 fi
 "$RLAUTO_PYTHON" -m prefect work-pool inspect rlauto >/dev/null 2>&1 \
   || "$RLAUTO_PYTHON" -m prefect work-pool create rlauto --type process >/dev/null
-"$RLAUTO_PYTHON" -m prefect --no-prompt deploy -n package-recording -n package-batch -n scan-inbox -n export-dataset -n audit-experience
+"$RLAUTO_PYTHON" -m prefect --no-prompt deploy -n package-recording -n package-batch -n scan-inbox -n export-dataset -n eval-agent -n audit-experience
 "$RLAUTO_PYTHON" -m flows.automations "${RLAUTO_CRASH_AFTER_SECONDS:-90}" "${RLAUTO_CRASH_PENDING_AFTER_SECONDS:-$(( 3 * ${RLAUTO_CRASH_AFTER_SECONDS:-90} ))}"

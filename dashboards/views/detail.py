@@ -14,7 +14,7 @@ from dashboards.launcher import Launcher, NoLauncher
 from dashboards.models import StoredFileError
 from dashboards.navigation import go
 from dashboards.repository import Repository
-from dashboards.views import compare, item_actions, judge_panel, review_form, rubrics
+from dashboards.views import compare, item_actions, judge_panel, review_form, rubrics, write_accounting
 from dashboards.views.common import opened_item, pretty_json, show_json, show_text
 from rlauto_core.package import package_file_name
 from rlauto_core.redact import Redactor
@@ -127,7 +127,7 @@ def _self_check(item: IndexedItem, package: dict[str, Any] | None, redactor: Red
     cols[3].metric(
         "Valid variants at full marks", "-" if not variants else f"{check.get('variants_passed')}/{variants}"
     )
-    for variant in check.get("variants") or []:
+    for variant in [*(check.get("variants") or []), *(check.get("behaviour_variants") or [])]:
         if isinstance(variant, dict) and not variant.get("full_marks", True):
             broken = "; ".join(
                 f"{b.get('id')} ({b.get('title')}): {b.get('reason')}"
@@ -138,8 +138,11 @@ def _self_check(item: IndexedItem, package: dict[str, Any] | None, redactor: Red
                 redactor.markdown(f"Variant {variant.get('id')} fails: {variant.get('description')}. Breaks {broken}")
             )
     for problem in check.get("problems") or []:
-        if not str(problem).startswith("valid variant "):  # said above, with every rubric it breaks
+        # said above with every rubric it breaks, or in the recorded writes below
+        if not str(problem).startswith(("valid variant ", "recording mutant ", "recorded write ")):
             st.warning(redactor.markdown(str(problem)))
+    if check:
+        write_accounting.render(check, redactor)
 
 
 def _package_sections(package: dict[str, Any], redactor: Redactor) -> None:

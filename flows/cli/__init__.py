@@ -8,6 +8,8 @@ from flows.cli import (
     dashboard_cmd,  # noqa: F401  (registers its command)
     dataset_cmd,  # noqa: F401  (registers its command)
     designer_cmd,  # noqa: F401  (registers its command)
+    env_cmd,  # noqa: F401  (registers its command)
+    eval_cmd,  # noqa: F401  (registers its command)
     gesture_cmd,  # noqa: F401  (registers its command)
     inspect_cmd,  # noqa: F401  (registers its command)
     memory_cmd,  # noqa: F401  (registers its command)

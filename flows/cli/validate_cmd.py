@@ -52,6 +52,20 @@ def validate_command(
             f"valid variants at full marks: {report['variants_passed']}/{report['variants_total']}; "
             f"judge: {report['judge']['total']}/12 {report['judge']['verdict']}"
         )
+        covered, excluded = report["writes_covered"], report["writes_excluded"]
+        unruled = sum(1 for w in excluded if not w["rule"])
+        typer.echo(
+            f"recorded writes: {len(covered)} covered, {len(excluded) - unruled} excluded by a rule, "
+            f"{unruled} with no rule; "
+            f"recording mutants caught: {report['recording_mutants_caught']}/{report['recording_mutants_total']}; "
+            f"behaviour variants at full marks: "
+            f"{report['behaviour_variants_passed']}/{report['behaviour_variants_total']}"
+        )
+        for write in excluded:
+            rule = f"({write['rule']})" if write["rule"] else "(NO RULE)"
+            typer.echo(f"  excluded {write['call_id']} {write['name']} {rule}: {write['reason']}")
+        if report["ungrounded"]:
+            typer.echo(f"  no rubric checks: {', '.join(repr(c) for c in report['ungrounded'])}")
         failing = report["failing_variant"]
         if failing is not None:
             broken = ", ".join(f"{r['id']} ({r['title']})" for r in failing["rubrics"])

@@ -21,7 +21,7 @@ from rlauto_core.package.checkgen import (
     target_predicate,
 )
 from rlauto_core.package.draft import DraftRubric, PackageDraft
-from rlauto_core.package.golden import golden_steps, select_golden
+from rlauto_core.package.golden import call_target, golden_steps, select_golden
 from rlauto_core.package.models import DbDiffCriterion, FilteredCall, GoldenStep
 from rlauto_core.package.normalize import normalize_draft
 from rlauto_core.package.ordering import implied_order
@@ -44,7 +44,9 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     for cid, first in dropped.items():
         repeated = calls[cid]
         name = repeated.name if repeated is not None else ""
-        filtered.append(FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input"))
+        filtered.append(
+            FilteredCall(call_id=cid, name=name, reason=f"repeats {first} with the same input", state_changing=True)
+        )
         checkers.pop(ctx.checker_keys.pop(cid))
     kept = (s for s in steps if s.call_id not in dropped)
     steps = [s.model_copy(update={"step": n}) for n, s in enumerate(kept, start=1)]
@@ -62,13 +64,14 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
     write_calls = [c for s in writes if (c := calls[s.call_id]) is not None]
     criteria = dbdiff_criteria(recording.dbdiff, write_calls, ctx) if recording.dbdiff else []
     rubrics.extend(_dbdiff_rubrics(criteria))
-    stray = _stray_rubric(writes, calls, checkers)
+    strays = _recorded_strays(recording, evidence, filtered, ctx)
+    stray = _stray_rubric(writes, calls, checkers, strays)
     if stray is not None:
         rubrics.append(stray)
     notes = [f"{f.call_id} left out: {f.reason}" for f in filtered if not f.reason.startswith(("noise", "side call"))]
     recorded = recording.task.instruction.strip()
     draft = PackageDraft(
-        instruction=recorded or written_instruction(steps, calls, evidence.main_entity),
+        instruction=recorded or written_instruction(steps, calls, _named_entity(steps, evidence, ctx)),
         instruction_source="recorded" if recorded else "offline",
         golden_call_ids=[s.call_id for s in steps],
         groups=groups(steps, calls, recording),
@@ -78,6 +81,15 @@ def analyze_offline(recording: Recording, evidence: Evidence, flags: list[Flag] 
         notes=notes,
     )
     return normalize_draft(draft, recording, evidence, ctx.values)[0]  # the cores its order rubrics point at
+
+
+def _named_entity(steps: list[GoldenStep], evidence: Evidence, ctx: CheckContext) -> EntityRef | None:
+    """What a written instruction names: the main entity, unless the recording made it (a card another
+    run gets another id for); then where the first write made it (the board it was created on)."""
+    main = evidence.main_entity
+    if main is None or ctx.values.origin(main.value) is None:
+        return main
+    return next((s.target for s in steps if s.state_changing and s.target is not None and s.target != main), None)
 
 
 def _read_only_draft(
@@ -281,10 +293,39 @@ def _implied_order_rubrics(
     return rubrics
 
 
+def _route_group(call: Call, checker: dict[str, Any], target: EntityRef) -> tuple[str, str]:
+    where = checker.get("path_template") or checker.get("path")
+    operation = checker.get("operation", {}).get("name", "")  # one GraphQL endpoint: the operation is the route
+    method = call.method.upper() if isinstance(call, HttpCall) else ""
+    return (f"{method} {where} {operation}" if where else call.name, target.key)
+
+
+def _recorded_strays(
+    recording: Recording, evidence: Evidence, filtered: list[FilteredCall], ctx: CheckContext
+) -> list[tuple[Call, dict[str, Any], EntityRef]]:
+    """The recording's own stray writes, each with a checker of its route and the entity it hit:
+    their routes are forbidden on other entities too, whatever method they used (a delete)."""
+    infos = {c.id: c for c in evidence.calls}
+    by_id = {c.id: c for c in recording.calls}
+    found: list[tuple[Call, dict[str, Any], EntityRef]] = []
+    for left in filtered:
+        info, call = infos.get(left.call_id), by_id.get(left.call_id)
+        if not left.reason.startswith("stray: acts on") or info is None or call is None or not info.state_changing:
+            continue
+        target = call_target(info, evidence.main_entity, call)
+        if target is not None:
+            found.append((call, call_checker(call, CheckContext(values=ctx.values)), target))
+    return found
+
+
 def _stray_rubric(
-    writes: list[GoldenStep], calls: dict[str, Call | None], checkers: dict[str, dict[str, Any]]
+    writes: list[GoldenStep],
+    calls: dict[str, Call | None],
+    checkers: dict[str, dict[str, Any]],
+    strays: list[tuple[Call, dict[str, Any], EntityRef]] | None = None,
 ) -> DraftRubric | None:
-    """No write of the same kind aimed at another entity: collateral damage loses this rubric."""
+    """No write of the same kind aimed at another entity: collateral damage loses this rubric. The
+    kinds are the trajectory's writes and the recording's own strays (a route, per GraphQL operation)."""
     allowed: dict[tuple[str, str], list[Any]] = {}
     sample: dict[tuple[str, str], tuple[Call, dict[str, Any], EntityRef]] = {}
     for step in writes:
@@ -295,12 +336,15 @@ def _stray_rubric(
         predicate = target_predicate(call, checker, step.target)
         if predicate is None:
             continue
-        where = checker.get("path_template") or checker.get("path")
-        group = (f"{call.name.split(' ')[0]} {where}" if where else call.name, step.target.key)
+        group = _route_group(call, checker, step.target)
         allowed.setdefault(group, [])
         if predicate not in allowed[group]:
             allowed[group].append(predicate)
         sample.setdefault(group, (call, checker, step.target))
+    for stray_call, stray_checker, stray_target in strays or []:  # after the trajectory's: its checkers win
+        group = _route_group(stray_call, stray_checker, stray_target)
+        allowed.setdefault(group, [])
+        sample.setdefault(group, (stray_call, stray_checker, stray_target))
     matchers = []
     for group, (call, checker, target) in sample.items():
         matcher = stray_matcher(call, checker, target, allowed[group])

@@ -26,9 +26,18 @@ KIND_KEYS: Final[dict[str, dict[str, str]]] = {
         "query": "map",
         "request": "map",
         "status": "pred",
+        "succeeds": "pred",
+        "operation": "map",
         "response": "map",
     },
-    "mcp_call": {"tool": "pred", "server": "pred", "arguments": "map", "result": "map", "is_error": "pred"},
+    "mcp_call": {
+        "tool": "pred",
+        "server": "pred",
+        "arguments": "map",
+        "result": "map",
+        "is_error": "pred",
+        "succeeds": "pred",
+    },
     "dbdiff": {"table": "text", "op": "op", "row": "map", "before": "map"},
     "order": {"before": "ref", "after": "ref"},
     "absent": {"match": "refs", "given": "ref"},
@@ -47,9 +56,21 @@ REQUIRED_KEYS: Final[dict[str, tuple[str, ...]]] = {
 # Roots a `same_as` field may start with, per kind of the referenced checker.
 FIELD_ROOTS: Final[dict[str, frozenset[str]]] = {
     "http_call": frozenset(
-        {"method", "host", "path", "path_params", "query", "request", "status", "response", "location"}
+        {
+            "method",
+            "host",
+            "path",
+            "path_params",
+            "query",
+            "request",
+            "status",
+            "succeeds",
+            "operation",
+            "response",
+            "location",
+        }
     ),
-    "mcp_call": frozenset({"tool", "server", "arguments", "result", "is_error"}),
+    "mcp_call": frozenset({"tool", "server", "arguments", "result", "is_error", "succeeds"}),
 }
 DB_OPS: Final = frozenset({"insert", "update", "delete"})
 MAX_DEPTH = 8

@@ -10,6 +10,7 @@ from typing import Any
 
 from rlauto_core.checkers.views import parse_body, result_view, split_path
 from rlauto_core.forms import answer_outputs
+from rlauto_core.protocols import get_request
 from rlauto_core.recording import Call, HttpCall
 
 MAX_LEAVES = 400
@@ -70,6 +71,9 @@ def input_locations(call: Call) -> list[Location]:
     """Every value the agent put into a call: path segments, query parameters, body/arguments."""
     if isinstance(call, HttpCall):
         found = [Location("segment", str(i), s) for i, s in enumerate(split_path(call.path))]
+        graphql_get = get_request(call)
+        if graphql_get is not None:  # a persisted query's GET sends what a POST sends in its body
+            return found + [Location("request", p, v) for p, v in leaves(graphql_get)]
         found.extend(Location("query", k, v) for k, v in call.query)
         body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
         if isinstance(body, dict | list):

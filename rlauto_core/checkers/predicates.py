@@ -10,7 +10,23 @@ import re
 from typing import Any, Final, Protocol
 
 OPERATORS: Final = frozenset(
-    {"eq", "ne", "in", "contains", "regex", "exists", "gt", "gte", "lt", "lte", "not", "any", "same_as", "created"}
+    {
+        "eq",
+        "ne",
+        "in",
+        "contains",
+        "regex",
+        "exists",
+        "gt",
+        "gte",
+        "lt",
+        "lte",
+        "not",
+        "any",
+        "same_as",
+        "created",
+        "some",
+    }
 )
 MODIFIERS: Final = frozenset({"case_insensitive"})
 NUMERIC_OPERATORS: Final = frozenset({"gt", "gte", "lt", "lte"})
@@ -143,6 +159,8 @@ def _evaluate_one(op: str, arg: Any, value: Any, ci: bool, refs: References | No
         return False, "none of the allowed values: " + "; ".join(reasons)
     if value is MISSING:
         return False, f"expected {op} {describe(arg)}, got nothing"
+    if op == "some":
+        return _some(arg, value, refs)
     if op == "eq":
         ok = values_equal(value, arg, ci)
     elif op == "ne":
@@ -173,6 +191,30 @@ def _evaluate_one(op: str, arg: Any, value: Any, ci: bool, refs: References | No
 
 
 MAX_NOT_DEPTH = 16
+MAX_SOME_ITEMS = 1_000
+
+
+def _field(item: Any, path: str) -> Any:
+    for part in path.split(".") if path else []:
+        if isinstance(item, dict) and part in item:
+            item = item[part]
+        elif isinstance(item, list) and part.lstrip("-").isdigit() and -len(item) <= int(part) < len(item):
+            item = item[int(part)]
+        else:
+            return MISSING
+    return item
+
+
+def _some(arg: Any, value: Any, refs: References | None) -> tuple[bool, str]:
+    """A list holds, in any order, an element matching each pattern (field path -> predicate):
+    the actions of one update, the lines of one order, however the client ordered them."""
+    if not isinstance(value, list):
+        return False, f"expected a list, got {describe(value)}"
+    items = value[:MAX_SOME_ITEMS]
+    for pattern in arg if isinstance(arg, list) else [arg]:
+        if not any(all(evaluate(p, _field(i, f), refs)[0] for f, p in pattern.items()) for i in items):
+            return False, f"no element matches {describe(pattern)}"
+    return True, ""
 
 
 def check_predicate(predicate: Any, where: str, depth: int = 0) -> list[str]:
@@ -212,6 +254,16 @@ def _check_operator(op: str, arg: Any, where: str, depth: int) -> list[str]:
         if not isinstance(arg, list) or not arg:
             return [f"{where}: 'any' needs a non-empty list of predicates"]
         return [p for n, option in enumerate(arg) for p in check_predicate(option, f"{where}.any[{n}]", depth + 1)]
+    if op == "some":
+        patterns = arg if isinstance(arg, list) else [arg]
+        if not patterns or not all(isinstance(p, dict) and p for p in patterns):
+            return [f"{where}: 'some' needs an element pattern (field path -> predicate) or a list of them"]
+        return [
+            e
+            for n, p in enumerate(patterns)
+            for f, q in p.items()
+            for e in check_predicate(q, f"{where}.some[{n}].{f}", depth + 1)
+        ]
     if op == "created" and arg is not True and not (isinstance(arg, str) and arg):
         return [f"{where}: 'created' takes true or the key of the checker of the call that creates it"]
     if op == "regex":
@@ -253,4 +305,9 @@ def predicate_refs(predicate: Any, depth: int = 0) -> list[tuple[str, Any]]:
             refs.extend(predicate_refs(arg, depth + 1))
         elif op == "any" and isinstance(arg, list):
             refs.extend(r for option in arg for r in predicate_refs(option, depth + 1))
+        elif op == "some":
+            patterns = arg if isinstance(arg, list) else [arg]
+            refs.extend(
+                r for p in patterns if isinstance(p, dict) for q in p.values() for r in predicate_refs(q, depth + 1)
+            )
     return refs

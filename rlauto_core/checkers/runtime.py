@@ -19,8 +19,9 @@ from rlauto_core.errors import PackageError
 from rlauto_core.recording import DbDiff, Recording
 
 # Fields of each call kind, in the order a matcher checks them (identity first: best "closest" reasons).
-_HTTP_HEAD, _HTTP_TAIL, _HTTP_MAPS = ("method", "host", "path"), ("status",), ("query", "request", "response")
-_MCP_HEAD, _MCP_TAIL, _MCP_MAPS = ("tool", "server"), ("is_error",), ("arguments", "result")
+_HTTP_HEAD, _HTTP_TAIL = ("method", "host", "path"), ("status", "succeeds")
+_HTTP_MAPS = ("operation", "query", "request", "response")
+_MCP_HEAD, _MCP_TAIL, _MCP_MAPS = ("tool", "server"), ("is_error", "succeeds"), ("arguments", "result")
 
 
 class RubricResult(BaseModel):

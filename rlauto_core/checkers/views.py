@@ -10,6 +10,7 @@ from typing import Any
 
 from rlauto_core.checkers.predicates import MISSING
 from rlauto_core.forms import form_fields, location_fields
+from rlauto_core.protocols import get_request, http_failures, operation_of, tool_failure
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 
 # Bodies bigger than this are matched as text only: parsing them buys nothing for a checker.
@@ -98,7 +99,18 @@ class CallView:
         return resolve(self.fields, path)
 
 
-def http_view(call: HttpCall, position: int) -> CallView:
+def request_fields(call: HttpCall) -> Any:
+    """What the request sent: its parsed body, or a GraphQL GET's query as the body a POST sends."""
+    graphql_get = get_request(call)
+    if graphql_get is not None:
+        return graphql_get
+    return parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+
+
+def http_view(call: HttpCall, position: int, failure: str | None = None) -> CallView:
+    """`succeeds` is the protocol's word (protocols.success), `operation` a GraphQL call's
+    `{type, name}`."""
+    operation = operation_of(call)
     return CallView(
         id=call.id,
         kind="http",
@@ -109,8 +121,10 @@ def http_view(call: HttpCall, position: int) -> CallView:
             "host": call.host,
             "path": call.path,
             "query": _query_dict(call),
-            "request": parse_body(call.request_body, call.request_body_encoding, call.header("content-type")),
+            "request": request_fields(call),
             "status": call.status if call.status is not None else MISSING,
+            "succeeds": failure is None and call.status is not None,
+            "operation": operation.view() if operation is not None else MISSING,
             "response": parse_body(
                 call.response_body, call.response_body_encoding, call.header("content-type", response=True)
             ),
@@ -131,6 +145,7 @@ def tool_view(call: ToolCall, position: int) -> CallView:
             "arguments": call.arguments,
             "result": result_view(call.result) if call.answered else MISSING,
             "is_error": call.is_error,
+            "succeeds": tool_failure(call) is None,
         },
     )
 
@@ -138,8 +153,9 @@ def tool_view(call: ToolCall, position: int) -> CallView:
 def recording_views(recording: Recording) -> list[CallView]:
     """Every call of the attempt, HTTP and MCP, in one timeline (mode's calls first, in order)."""
     views: list[CallView] = []
+    failures = http_failures(recording.http_calls)
     for call in recording.http_calls:
-        views.append(http_view(call, len(views)))
+        views.append(http_view(call, len(views), failures.get(call.id)))
     for tool_call in recording.tool_calls:
         views.append(tool_view(tool_call, len(views)))
     return views

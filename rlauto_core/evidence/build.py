@@ -10,8 +10,9 @@ from rlauto_core.evidence.main_entity import choose_main_entity
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
 from rlauto_core.evidence.sidecalls import side_call_category, site_domains
-from rlauto_core.forms import failure_reasons, form_write_name, polling
+from rlauto_core.forms import form_write_name, polling
 from rlauto_core.gcpause import gc_paused
+from rlauto_core.protocols import http_failures, operation_of, tool_failure
 from rlauto_core.recording import HttpCall, Mode, Recording
 from rlauto_core.trusted import trusted
 
@@ -27,7 +28,7 @@ def _build(recording: Recording) -> Evidence:
     instruction = recording.task.instruction
     http_calls = recording.http_calls if recording.mode is Mode.API else []
     polled = polling(http_calls)
-    failures = failure_reasons(http_calls)  # a form re-rendered with its errors fails with a 200 too
+    failures = http_failures(http_calls)  # as the protocol says: a GraphQL error or a form's errors in a 200 too
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
             # side calls (telemetry, recommendations, UI state) are noise by category, listed not required
@@ -38,6 +39,9 @@ def _build(recording: Recording) -> Evidence:
             )
             status = call.status
             failure = failures.get(call.id)
+            failed = failure is not None
+            if status is None or (status >= 400 and failure == f"HTTP {status}") or failure == "no answer":
+                failure = None  # the status says it: the reason is for what an answer says beyond it
             calls.append(
                 trusted(
                     CallEvidence,
@@ -45,19 +49,20 @@ def _build(recording: Recording) -> Evidence:
                         "id": call.id,
                         "index": index,
                         "kind": "http",
-                        "name": form_write_name(call) or call.name,  # a form by its route and fields
+                        "name": _http_name(call),
                         "state_changing": http_is_state_changing(call),
                         "significant": noise is None,
                         "noise_category": noise,
                         "entities": http_entities(call) if noise is None else [],
                         "status": status,
-                        "failed": status is None or status >= 400 or failure is not None,
+                        "failed": failed,
                         "failure": failure,
                     },
                 )
             )
         else:
             noise = mcp_noise_category(call)
+            reason = tool_failure(call)
             calls.append(
                 trusted(
                     CallEvidence,
@@ -71,8 +76,9 @@ def _build(recording: Recording) -> Evidence:
                         "noise_category": noise,
                         "entities": tool_entities(call) if noise is None else [],
                         "status": None,
-                        "failed": call.is_error or not call.answered,
-                        "failure": None,
+                        "failed": reason is not None,
+                        # isError and no answer say it themselves; a result saying `ok: false` needs the reason
+                        "failure": None if call.is_error or not call.answered else reason,
                     },
                 )
             )
@@ -86,3 +92,11 @@ def _build(recording: Recording) -> Evidence:
         main_entity_choice=choice,
         noise_removed=dict(sorted(removed.items())),
     )
+
+
+def _http_name(call: HttpCall) -> str:
+    """A form by its route and fields; a GraphQL call by its operation (`POST /graphql (cartCreate)`)."""
+    operation = operation_of(call)
+    if operation is not None:
+        return f"{call.name} ({operation.label})"
+    return form_write_name(call) or call.name

@@ -7,6 +7,7 @@ import json
 import re
 
 from rlauto_core.forms import effective_method
+from rlauto_core.protocols import operations
 from rlauto_core.recording import HttpCall, Session, ToolCall
 
 WRITE_VERBS = frozenset(
@@ -57,7 +58,11 @@ def _annotation_hint(call: ToolCall, session: Session | None) -> bool | None:
 
 def http_is_state_changing(call: HttpCall) -> bool:
     """By the method the server acts on (a form's `_method` override), whatever sent it: fetch,
-    xhr or a page navigation."""
+    xhr or a page navigation; a GraphQL call by its operation (a mutation writes, a query reads,
+    whatever the method)."""
+    graphql = operations(call)
+    if graphql:
+        return any(op.writes for op in graphql)
     method = effective_method(call)
     if method not in _WRITE_METHODS:
         return False
@@ -65,23 +70,33 @@ def http_is_state_changing(call: HttpCall) -> bool:
         segments = [s for s in call.path.lower().split("/") if s]
         if segments and segments[-1] in _READ_POST_SEGMENTS:
             return False
-        if segments and segments[-1] in ("graphql", "graphql.json", "gql"):
-            return _graphql_is_mutation(call.request_body)
+        # an RPC route or method says what it does: `/call_kw/crm.lead/web_search_read`, `eth_getBalance`
+        named = [n for n in [*segments[-1:], *_rpc_methods(call)] if _first_verb(n) is not None]
+        if named and all(_first_verb(name) == "read" for name in named):
+            return False
     return True
 
 
-def _graphql_is_mutation(body: str | None) -> bool:
-    if not body:
-        return True
+def _first_verb(name: str) -> str | None:
+    for token in name_tokens(name):
+        if token in WRITE_VERBS:
+            return "write"
+        if token in READ_VERBS:
+            return "read"
+    return None
+
+
+def _rpc_methods(call: HttpCall) -> list[str]:
+    """A JSON-RPC request's method (and a dispatcher's inner one, `params.method`)."""
+    body = call.request_body
+    if not body or '"jsonrpc"' not in body[:2000] or call.request_body_encoding != "text":
+        return []
     try:
         payload = json.loads(body)
-    except ValueError:
-        return "mutation" in body
-    operations = payload if isinstance(payload, list) else [payload]
-    for operation in operations:
-        query = operation.get("query") if isinstance(operation, dict) else None
-        if isinstance(query, str) and query.lstrip().startswith("mutation"):
-            return True
-        if isinstance(operation, dict) and "mutation" in str(operation.get("operationName", "")).lower():
-            return True
-    return not any(isinstance(op, dict) and "query" in op for op in operations)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(payload, dict):
+        return []
+    params = payload.get("params")
+    inner = params.get("method") if isinstance(params, dict) else None
+    return [m for m in (payload.get("method"), inner) if isinstance(m, str)]

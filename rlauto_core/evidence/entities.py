@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.forms import read_fields
 from rlauto_core.recording import HttpCall, ToolCall
+from rlauto_core.redact import is_secret_field, looks_like_credential
 
 # Words that end in "id" without naming an id (`grid` is not a `grId`).
 _ID_WORDS = frozenset(
@@ -39,7 +40,7 @@ _ALIASES = {
 _NOT_IDS = frozenset(
     ["me", "self", "current", "new", "edit", "search", "count", "unread", "read", "all", "settings", "config", "members", "labels", "status", "recent", "latest", "default", "bulk", "batch", "export", "import", "preview",
      # the action words of server-rendered routes (`/calls/add/`, Django admin's `/42/change/`)
-     "add", "create", "change", "update", "delete", "remove", "destroy"]
+     "add", "create", "change", "update", "delete", "remove", "destroy", "key"]
 )  # fmt: skip
 _NOT_COLLECTIONS = frozenset(["api", "rest", "version", "versions"])
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")
@@ -123,16 +124,49 @@ def _path_pairs(path: str) -> tuple[Pair, ...]:
     """`/api/v1/channels/C01/messages/M9` -> channelId=C01, messageId=M9."""
     segments = [s for s in path.split("/") if s and not _VERSION.match(s)]
     refs: list[Pair] = []
-    for noun, value in itertools.pairwise(segments):
+    for position, (noun, value) in enumerate(itertools.pairwise(segments)):
         if noun.lower() in _NOT_COLLECTIONS:
             continue  # `/rest/api/3`: the number after `api` is its version
-        if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS:
-            continue
+        if noun.startswith("_"):  # `/docs/_doc/7`, `/docs/_update/7`: an endpoint word before the id
+            noun = _endpoint_noun(noun, segments[:position])
+        signed = is_secret_field(noun, value) and looks_like_credential(value)
+        if not _NOUN.fullmatch(noun) or value.lower() in _NOT_IDS or signed:
+            continue  # `/key/<64 hex>/`: a signed URL's key (Magento's admin), a credential, no entity
         # an id has a digit; a slug (`projects/web`) counts after a plural collection noun
         slug = noun.endswith("s") and _SLUG.match(value) is not None and not value.endswith("s")
         if _IDISH.match(value) or slug:
+            if noun.lower() == "id":  # `/catalog/product/save/id/42/set/4`: the id of the route's resource
+                named = _route_noun(segments[:position])
+                refs.append((canonical_key(f"{named}_id") or "id", value))
+                continue
             refs.append((canonical_key(_singular(noun).replace("-", "_") + "_id") or noun, value))
+    # a key/value path names what it acts on by `id`, whatever parameters follow it: that one is deepest
+    by_id = {segments[n + 1] for n, segment in enumerate(segments[:-1]) if segment.lower() == "id"}
+    refs.sort(key=lambda ref: ref[1] in by_id)
     return tuple(refs)
+
+
+def _route_noun(before: list[str]) -> str:
+    """The resource a route names before an action (`catalog/product/save` -> product)."""
+    for segment in reversed(before):
+        word = segment.lower()
+        plain = _NOUN.fullmatch(segment) is not None and not word.startswith("_")
+        if plain and word not in _NOT_IDS | _NOT_COLLECTIONS | _ROUTE_ACTIONS:
+            return _singular(word).replace("-", "_")
+    return "item"
+
+
+# the actions of key/value routes (Magento's `catalog/product/save/id/42`), never their resource
+_ROUTE_ACTIONS = frozenset(["validate", "save", "edit", "view", "index", "load", "massstatus", "mass", "grid"])
+
+
+def _endpoint_noun(word: str, before: list[str]) -> str:
+    """`_doc` names a doc; an action (`_update`, `_create`) names what the collection before it holds."""
+    bare = word.lstrip("_")
+    if bare.lower() not in _NOT_IDS and bare.lower() not in ("source", "explain", "termvectors"):
+        return bare
+    nouns = [s for s in before if _NOUN.fullmatch(s) and not s.startswith("_") and s.lower() not in _NOT_COLLECTIONS]
+    return _singular(nouns[-1]) if nouns else "doc"
 
 
 @lru_cache(maxsize=16384)
@@ -211,6 +245,8 @@ def answer_entities(call: HttpCall | ToolCall) -> list[EntityRef]:
     or a bare `id` of the resource an HTTP path names: `POST /pages` answering `{"id": "77"}`)."""
     refs: list[Pair] = []
     payload = _answer_payload(call)
+    if isinstance(payload, dict) and "jsonrpc" in payload:  # the envelope's id is the call's, not an entity's
+        payload = payload.get("result")
     parent = _resource(call.path) if isinstance(call, HttpCall) else None
     _collect_answer(payload, refs)
     if parent is not None and isinstance(payload, dict) and isinstance(payload.get("id"), (str, int)):

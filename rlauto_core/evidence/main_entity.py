@@ -19,11 +19,19 @@ from rlauto_core.recording import Call, HttpCall
 
 
 def _acted_on(call: Call, info: CallEvidence, answered: list[EntityRef]) -> set[EntityRef]:
+    """The deepest id of the path; but a create (a POST to a collection: `/repos/acme/web/releases`)
+    acts on what its answer names, its path's ids are where it creates (the owner, the project)."""
     if isinstance(call, HttpCall):
         in_path = [e for e in path_entities(call.path) if e in info.entities]
-        if in_path:
+        creates = call.method.upper() == "POST" and answered and not _ends_in_id(call.path, in_path)
+        if in_path and not creates:
             return {in_path[-1]}
     return set(answered)
+
+
+def _ends_in_id(path: str, ids: list[EntityRef]) -> bool:
+    segments = [s for s in path.split("/") if s]
+    return bool(segments) and any(segments[-1] == ref.value for ref in ids)
 
 
 def choose_main_entity(calls: list[CallEvidence], recorded: Sequence[Call]) -> MainEntityChoice:

@@ -9,11 +9,12 @@ no page load but a write.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
 from rlauto_core.evidence.classify import name_tokens
-from rlauto_core.forms import WRITE_METHODS, effective_method, field_names, page_load
+from rlauto_core.forms import WRITE_METHODS, effective_method, field_names, page_load, read_fields
 from rlauto_core.recording import HttpCall, ToolCall
 
 _MCP_EXACT: dict[str, str] = {
@@ -83,6 +84,25 @@ _AUTH_PATH = re.compile(
 )
 
 
+_KEEPALIVE_ACTIONS = frozenset(["heartbeat", "ping", "keepalive", "keep_alive", "keep-alive"])
+
+
+def _dispatched_keepalive(call: HttpCall) -> bool:
+    """A dispatcher endpoint asked to keep the session alive by its `action` field (WordPress's
+    `admin-ajax.php` with `action=heartbeat` every minute): the route is in the body, as GraphQL's is."""
+    body = call.request_body
+    if not body or "action" not in body or len(body) > 4096 or call.request_body_encoding != "text":
+        return False
+    fields = read_fields(body, "text", call.header("content-type"))
+    if fields is None and body.lstrip()[:1] == "{":
+        try:
+            fields = json.loads(body)
+        except ValueError:
+            return False
+    action = fields.get("action") if isinstance(fields, dict) else None
+    return isinstance(action, str) and action.lower() in _KEEPALIVE_ACTIONS
+
+
 def http_noise_category(call: HttpCall) -> str | None:
     method = call.method.upper()
     if method == "OPTIONS":
@@ -114,6 +134,8 @@ def http_noise_category(call: HttpCall) -> str | None:
         return "analytics"
     if auth or (method == "POST" and _signs_in(call)):
         return "auth"
+    if method == "POST" and _dispatched_keepalive(call):
+        return "heartbeat"
     if method == "GET":
         content_type = (call.header("content-type", response=True) or "").lower()
         if content_type.startswith("image/"):

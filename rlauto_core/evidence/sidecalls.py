@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rlauto_core.evidence.classify import name_tokens
+from rlauto_core.protocols import operation_of
 from rlauto_core.recording import HttpCall, Recording
 
 SIDE_CATEGORIES = frozenset({"telemetry", "recommendations", "ui_state"})
@@ -37,7 +38,7 @@ _RECOMMEND = frozenset(
 _UI_STRONG = frozenset(
     ["bookmark", "bookmarks", "layout", "layouts", "preference", "preferences", "prefs", "recent", "recents",
      "recently", "viewstate", "uistate", "gridstate", "tour", "onboarding", "dismissed", "collapsed", "sidebar",
-     "theme", "cursor", "scroll", "density", "breadcrumbs"]
+     "theme", "cursor", "scroll", "density", "breadcrumbs", "seen", "viewed", "lastseen", "lastviewed", "markasviewed", "markasseen"]
 )  # fmt: skip
 _EVENT_BODY = frozenset(
     ["event", "events", "schema", "telemetry", "metric", "metrics", "track", "beacon", "impression"]
@@ -50,7 +51,7 @@ _UI_WORDS = frozenset(
 # Instruction words that ask for UI state itself (then such a write is the task).
 _UI_ASKED = re.compile(
     r"\b(bookmark|sav(e|ed|ing) (\w+ ){0,3}(filter|view|search|layout)|layout|preference|column|sort(ed)? by|theme|"
-    r"sidebar|density)\w*",
+    r"sidebar|density|mark\w* (\w+ ){0,3}(as )?(seen|viewed))\w*",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"'([^']{2,120})'|\"([^\"]{2,120})\"|‘([^’]{2,120})’|“([^”]{2,120})”|「([^」]{2,120})」")
@@ -159,7 +160,7 @@ _UI_STRONG_LONG = tuple(w for w in _UI_STRONG if len(w) >= 6)
 @lru_cache(maxsize=16384)  # per path: recordings repeat the same endpoints
 def _ui_state_path(path: str) -> bool:
     found = _path_words(path)
-    if found & _UI_STRONG or (found & _UI_STATE_WORDS and found & _UI_WORDS):
+    if _ui_state_words(set(found)):
         return True
     # one compound word (`mypreferences`, `usersidebarstate`) holding a long strong word
     return any(strong in word for word in found if len(word) > 6 for strong in _UI_STRONG_LONG)
@@ -180,9 +181,19 @@ def _body_words(call: HttpCall) -> set[str]:
     return words
 
 
+def _ui_state_words(words: set[str]) -> bool:
+    return bool(words & _UI_STRONG or (words & _UI_STATE_WORDS and words & _UI_WORDS))
+
+
 def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = "") -> str | None:
     """`telemetry`, `recommendations` or `ui_state` for a write that changes nothing the task is about."""
     if call.method.upper() not in ("POST", "PUT", "PATCH", "DELETE"):
+        return None
+    operation = operation_of(call)
+    if operation is not None:  # one endpoint: what a GraphQL mutation does is in its name, as a path's words are
+        words = set(name_tokens(operation.label)) | set(name_tokens(operation.name or ""))
+        if operation.writes and _ui_state_words(words) and not _asked(call, instruction):
+            return "ui_state"
         return None
     other_host = bool(site) and bool(call.host) and registrable(call.host) not in site
     words = set(_path_words(call.path))
@@ -195,6 +206,28 @@ def side_call_category(call: HttpCall, site: frozenset[str], instruction: str = 
     # another host, an acknowledgement, a body describing events (`schema_id`, `event_created_at_ms`)
     if other_host and _acknowledges(call) and _body_words(call) & _EVENT_BODY:
         return "telemetry"
-    if _ui_state_path(call.path) and not _asked(call, instruction):
+    if (_ui_state_path(call.path) or _ui_settings(call, words)) and not _asked(call, instruction):
         return "ui_state"
     return None
+
+
+def _ui_settings(call: HttpCall, path_words: set[str]) -> bool:
+    """A settings write whose fields name parts of the screen (`is_discuss_sidebar_category_chat_open`,
+    `chatter_position`): how the page looks, saved under the user's settings."""
+    if not path_words & _UI_STATE_WORDS:
+        return False
+    keys: set[str] = set()
+    _key_words(_body(call.request_body) if call.request_body_encoding == "text" else None, keys)
+    return bool(keys & _UI_STRONG) or bool(keys & {"panel", "position", "collapsed", "layout", "width", "density"})
+
+
+def _key_words(value: Any, out: set[str], depth: int = 0) -> None:
+    if depth > 5 or len(out) > 200:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.update(name_tokens(str(key)))
+            _key_words(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:20]:
+            _key_words(item, out, depth + 1)

@@ -30,11 +30,12 @@ _ATTR = re.compile(r"([^\s=/\"'<>]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)
 _STRIP = re.compile(r"<[^<>]{0,4000}>")
 _SPACE = re.compile(r"\s+")
 # classes and ids of the elements frameworks put form errors in (Django, Rails scaffolds,
-# Bootstrap/Laravel, simple_form), and of fields they mark invalid
+# Bootstrap/Laravel, simple_form, WordPress's admin `error` / `notice-error` boxes), and of fields
+# they mark invalid; a box counts only with text in it
 _ERROR_BOXES = frozenset(
     ["errorlist", "error_explanation", "errorexplanation", "invalid-feedback", "error-message", "error-messages",
      "field-error", "form-error", "form-errors", "alert-danger", "help-inline", "validation-summary-errors",
-     "field-validation-error"]
+     "field-validation-error", "error", "errors", "notice-error", "alert-error", "validation-error"]
 )  # fmt: skip
 _INVALID_FIELDS = frozenset(["field_with_errors", "is-invalid", "has-error", "input-validation-error"])
 _DOM_ID = re.compile(r"^[a-z][a-z_-]*[_-](\d+)$")  # Rails' `comment_99812`, also `task-901`

@@ -21,6 +21,7 @@ from rlauto_core.importers.jsonload import load_json
 from rlauto_core.importers.mcp import ACCEPTED, McpCapture, UnknownCapture, import_mcp, parse_mcp_file
 from rlauto_core.importers.metadata import import_dbdiff, import_session, import_task
 from rlauto_core.importers.network import import_network
+from rlauto_core.protocols import split_batches
 from rlauto_core.recording import RECORDING_PARTS, FileRole, Mode, Recording, RecordingFile
 
 __all__ = ["detect_mode", "import_bytes", "import_path"]
@@ -86,7 +87,8 @@ def _is_zip(head: bytes, name: str) -> bool:
 def _guard(name: str, work: Callable[[], Recording]) -> Recording:
     try:
         with gc_paused():
-            return work()
+            # a batched GraphQL POST is one call per operation from here on (protocols.graphql)
+            return split_batches(work())
     except RecordingError:
         raise
     except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:

@@ -38,8 +38,16 @@ def package_view(package: TaskPackage) -> dict[str, Any]:
 
 def _self_check_view(check: SelfCheck) -> dict[str, Any]:
     """The self-check figures, the variants by name, and the one failing (which rubric it breaks)."""
-    view: dict[str, Any] = json.loads(check.model_dump_json(exclude={"mutants", "variants"}))
-    view["variants"] = [f"{v.id} {v.kind}: {'full marks' if v.full_marks else 'LOSES POINTS'}" for v in check.variants]
+    view: dict[str, Any] = json.loads(
+        check.model_dump_json(exclude={"mutants", "variants", "recording_mutants", "behaviour_variants"})
+    )
+    tried = [*check.variants, *check.behaviour_variants]
+    view["variants"] = [f"{v.id} {v.kind}: {'full marks' if v.full_marks else 'LOSES POINTS'}" for v in tried]
+    view["recording_mutants"] = {
+        "caught": sum(1 for m in check.recording_mutants if m.caught),
+        "total": len(check.recording_mutants),
+        "keep_their_points": [f"{m.id} {m.description}" for m in check.missed_recording_mutants],
+    }
     failing = check.failing_variant
     view["failing_variant"] = None if failing is None else failing.model_dump(mode="json")
     return view

@@ -8,24 +8,23 @@ may take) must keep full marks. No model involved.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
 from rlauto_core.checkers.dsl import CALL_KINDS, check_catalog
 from rlauto_core.checkers.runtime import CheckerEngine, ScoreReport, score
+from rlauto_core.judging.independent import independent_evidence, scored_variant
+from rlauto_core.judging.mutation import rebuilt, retarget
 from rlauto_core.judging.variants import variants
 from rlauto_core.package.calls import attempt_from_calls, call_from_api_call
 from rlauto_core.package.models import (
-    BrokenRubric,
     GoldenStep,
     MutantOutcome,
     SelfCheck,
     TaskPackage,
     VariantOutcome,
 )
-from rlauto_core.recording import AnnotatorTask, Call, DbDiff, HttpCall, Recording
+from rlauto_core.recording import AnnotatorTask, Call, DbDiff, Recording
 
 CAUGHT_BAR = 0.95
 
@@ -54,58 +53,6 @@ def golden_attempt(package: TaskPackage, recording: Recording | None = None) -> 
         task["answer"] = package.task.answer  # an answer task's golden attempt reports what the recording shows
     attempt.task = AnnotatorTask.model_validate(task)
     return attempt, problems
-
-
-def _other(value: Any) -> Any:
-    """A different id of the same shape: another entity."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value + 7919
-    return f"{value}7"
-
-
-def _swap_value(node: Any, old: str, new: Any) -> tuple[Any, bool]:
-    if isinstance(node, dict):
-        changed = False
-        out: dict[str, Any] = {}
-        for key, item in node.items():
-            out[key], hit = _swap_value(item, old, new)
-            changed |= hit
-        return out, changed
-    if isinstance(node, list):
-        pairs = [_swap_value(item, old, new) for item in node]
-        return [p[0] for p in pairs], any(p[1] for p in pairs)
-    if not isinstance(node, bool) and isinstance(node, str | int | float) and str(node) == old:
-        return (new if isinstance(node, str) else _other(node)), True
-    return node, False
-
-
-def retarget(call: Call, value: str) -> Call | None:
-    """The call aimed at another entity: every input naming `value` names another one; None if none does."""
-    new = _other(value)
-    if isinstance(call, HttpCall):
-        changed = False
-        url = call.url
-        pattern = re.compile(rf"(?<=[/=]){re.escape(value)}(?=[/?&#]|$)")
-        if pattern.search(url):
-            url, changed = pattern.sub(str(new), url), True
-        body = call.request_body
-        if body and call.request_body_encoding == "text":
-            try:
-                parsed, hit = _swap_value(json.loads(body), value, str(new))
-                if hit:
-                    body, changed = json.dumps(parsed), True
-            except ValueError:
-                form = re.compile(rf"(?<==){re.escape(value)}(?=&|$)")
-                if form.search(body):
-                    body, changed = form.sub(str(new), body), True
-        return rebuilt(call, url=url, request_body=body) if changed else None
-    arguments, hit = _swap_value(call.arguments, value, str(new))
-    return rebuilt(call, arguments=arguments) if hit else None
-
-
-def rebuilt(call: Call, **changes: Any) -> Call:
-    """A changed copy built afresh: `model_copy` would keep values a call caches from its url."""
-    return type(call).model_validate({**call.model_dump(), **changes})
 
 
 MutantKind = Literal["drop", "retarget", "swap", "stray", "answer"]
@@ -237,13 +184,15 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         if not caught:
             problems.append(f"mutant m{number} ({description}) keeps {result.score}/{result.max_score}")
     caught_count = sum(1 for m in outcomes if m.caught)
-    tried = _variants(package, golden, golden_report, reads)
+    tried = _variants(package, golden, golden_report, reads, recording)
     problems.extend(
         f"valid variant {v.id} ({v.description}) fails rubric {b.id} ({b.title}): {b.reason}"
         for v in tried
         for b in v.broken[:1]
     )
     later = [v for v in tried if v.kind in ("ids_renamed", "volatile_changed")]
+    independent = independent_evidence(package, recording, golden, golden_report)
+    problems.extend(independent.problems)
     if not outcomes:
         problems.append("no mutant applies: the golden trajectory has no state-changing call and reports no answer")
     return SelfCheck(
@@ -260,34 +209,23 @@ def self_check(package: TaskPackage, recording: Recording | None = None) -> Self
         variants_total=len(tried),
         variants_passed=sum(1 for v in tried if v.full_marks),
         variants=tried,
+        writes_covered=independent.writes_covered,
+        writes_excluded=independent.writes_excluded,
+        recording_mutants=independent.recording_mutants,
+        behaviour_variants=independent.behaviour_variants,
+        ungrounded=independent.ungrounded,
         problems=problems,
     )
 
 
 def _variants(
-    package: TaskPackage, golden: Recording, golden_report: ScoreReport, reads: set[str]
+    package: TaskPackage, golden: Recording, golden_report: ScoreReport, reads: set[str], recording: Recording | None
 ) -> list[VariantOutcome]:
     """Every valid variant scored; a rubric the golden passes and a variant fails is broken by it."""
-    passed = {r.id for r in golden_report.rubrics if r.passed}
-    tried: list[VariantOutcome] = []
-    for number, (kind, description, attempt) in enumerate(variants(package, golden, reads), 1):
-        report = score(package, attempt)
-        broken = [
-            BrokenRubric(id=r.id, title=r.title, reason=r.reason)
-            for r in report.rubrics
-            if not r.passed and r.id in passed
-        ]
-        tried.append(
-            VariantOutcome(
-                id=f"v{number}",
-                kind=kind,
-                description=description,
-                score=report.score,
-                full_marks=report.score >= golden_report.score and not broken,
-                broken=broken,
-            )
-        )
-    return tried
+    return [
+        scored_variant(package, f"v{number}", kind, description, attempt, golden_report)
+        for number, (kind, description, attempt) in enumerate(variants(package, golden, reads, recording), 1)
+    ]
 
 
 def cli_dict(result: SelfCheck) -> dict[str, Any]:
@@ -313,5 +251,17 @@ def cli_dict(result: SelfCheck) -> dict[str, Any]:
             "description": failing.description,
             "rubrics": [b.model_dump() for b in failing.broken],
         },
+        "writes_covered": [w.model_dump() for w in result.writes_covered],
+        "writes_excluded": [w.model_dump() for w in result.writes_excluded],
+        "recording_mutants_total": len(result.recording_mutants),
+        "recording_mutants_caught": sum(1 for m in result.recording_mutants if m.caught),
+        "recording_mutants": [m.model_dump() for m in result.recording_mutants],
+        "behaviour_variants_total": len(result.behaviour_variants),
+        "behaviour_variants_passed": sum(1 for v in result.behaviour_variants if v.full_marks),
+        "behaviour_variants": [
+            v.model_dump(include={"id", "kind", "description", "score", "full_marks"})
+            for v in result.behaviour_variants
+        ],
+        "ungrounded": result.ungrounded,
         "problems": result.problems,
     }

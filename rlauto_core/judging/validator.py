@@ -19,8 +19,10 @@ from rlauto_core.forms import landing_pages, read_fields
 from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
 from rlauto_core.package.answer_task import nothing_to_check
 from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
+from rlauto_core.package.golden import other_entity
 from rlauto_core.package.judgement import Dimension, DimensionScore, JudgeResult, PassPolicy
 from rlauto_core.package.models import SelfCheck, TaskPackage
+from rlauto_core.package.reach import descriptions, reached
 from rlauto_core.package.roles import ValueModel
 from rlauto_core.recording import DbDiff, Recording
 from rlauto_core.rules.flags import Flag
@@ -79,7 +81,7 @@ def validate(
         _clarity(package),
         _complexity(package),
         _alignment(package, recording, evidence, flags if flags is not None else package.validation.flags),
-        _coverage(package, recording, evidence),
+        _coverage(package, recording, evidence, check),
         _verifiability(package, check),
         _grounding(package, recording),
     ]
@@ -171,6 +173,7 @@ def _alignment(
     problems: list[str] = []
     if recording is not None and evidence is not None:
         main = evidence.main_entity
+        names = descriptions(recording)
         last = -1
         infos = {c.id: c for c in evidence.calls}
         # the page a trajectory write's redirect led to is a page load, and part of that write
@@ -186,8 +189,9 @@ def _alignment(
                 problems.append(f"{step.call_id} is noise ({info.noise_category})")
             if info.failed:
                 problems.append(f"{step.call_id} failed")
-            if main is not None and any(e.key == main.key and e.value != main.value for e in info.entities):
-                problems.append(f"{step.call_id} acts on another {main.key}")
+            other = other_entity(info, main)
+            if other is not None and not reached(other, recording, names):
+                problems.append(f"{step.call_id} acts on another {main.key if main else 'entity'}")
             if info.index < last:
                 problems.append(f"{step.call_id} is out of recorded order")
             last = info.index
@@ -207,8 +211,14 @@ def _alignment(
     return _dim(Dimension.TRAJECTORY_TASK_ALIGNMENT, points, "; ".join(problems[:6]))
 
 
-def _coverage(package: TaskPackage, recording: Recording | None, evidence: Evidence | None) -> DimensionScore:
+def _coverage(
+    package: TaskPackage, recording: Recording | None, evidence: Evidence | None, check: SelfCheck
+) -> DimensionScore:
     rubrics = package.task.rubrics
+    unruled = check.unruled_exclusions
+    if unruled and rubrics:  # a write nobody checks and no rule leaves out: a wrong attempt skips it free
+        shown = "; ".join(f"{w.call_id} ({w.name}): {w.reason}" for w in unruled[:3])
+        return _dim(Dimension.RUBRIC_COVERAGE, 0, f"recorded writes left out with no rule: {shown}")
     if not any(s.state_changing for s in package.golden_trajectory) and not _answers(package):
         if evidence is not None:
             asked = recording.task.instruction if recording is not None else ""
@@ -242,6 +252,8 @@ def _coverage(package: TaskPackage, recording: Recording | None, evidence: Evide
         for r in report.rubrics
         if not r.passed
     )
+    if check.ungrounded:
+        gaps.append(f"no rubric checks what the instruction says: {', '.join(repr(c) for c in check.ungrounded[:4])}")
     needed = len(writes) + len(rubrics)
     if not gaps:
         return _dim(
@@ -265,11 +277,21 @@ def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
     facts = (
         f"golden {check.golden_score:g}/{check.max_score:g}, empty attempt {check.empty_attempt_score:g}, "
         f"mutants caught {check.mutants_caught}/{check.mutants_total}, "
-        f"valid variants at full marks {check.variants_passed}/{check.variants_total}"
+        f"valid variants at full marks {check.variants_passed}/{check.variants_total}, recording mutants caught "
+        f"{len(check.recording_mutants) - len(check.missed_recording_mutants)}/{len(check.recording_mutants)}, "
+        f"behaviour variants at full marks {sum(v.full_marks for v in check.behaviour_variants)}/{len(check.behaviour_variants)}"
     )
     dsl = [p for p in check.problems if p.startswith("checker DSL")]
     if dsl or not check.golden_full_marks or check.empty_attempt_passed:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 0, f"checkers do not separate good from empty: {facts}")
+    missed = check.missed_recording_mutants
+    if missed:
+        shown = "; ".join(f"{m.id} ({m.description})" for m in missed[:2])
+        return _dim(
+            Dimension.CHECKER_VERIFIABILITY,
+            0,
+            f"a wrong attempt keeps full marks: recording mutant {shown} loses nothing; {facts}",
+        )
     failing = check.failing_variant
     if failing is not None:
         broke = "; ".join(f"rubric {b.id} ({b.title}): {b.reason}" for b in failing.broken[:2])

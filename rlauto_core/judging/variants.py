@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.forms import landing_pages
 from rlauto_core.package.calls import attempt_from_calls
-from rlauto_core.package.dataflow import input_locations, invented_values, output_locations
+from rlauto_core.package.dataflow import input_locations, invented_values, known_first, output_locations
 from rlauto_core.package.models import TaskPackage, VariantKind
 from rlauto_core.package.redo import redo_attempts
 from rlauto_core.recording import Call, Recording
@@ -44,7 +44,7 @@ def _sent_later(calls: list[Call], position: int) -> set[str]:
 
 
 def variants(
-    package: TaskPackage, golden: Recording, required: set[str]
+    package: TaskPackage, golden: Recording, required: set[str], recording: Recording | None = None
 ) -> Iterator[tuple[VariantKind, str, Recording]]:
     """(kind, description, attempt) of every valid variant that applies; `required` are the reads a
     rubric's own checker requires (an answer task's lookup), never dropped."""
@@ -76,7 +76,7 @@ def variants(
             reordered[slot] = calls[n]
         names = ", ".join(calls[n].id for n in reversed(free))
         yield "reads_reordered", f"reads in another order: {names}", attempt(reordered)
-    renamed, changed = redo_attempts(golden, package.task.instruction)
+    renamed, changed = redo_attempts(golden, package.task.instruction, known_first(recording))
     if renamed is not None:
         yield "ids_renamed", "every id the server created or handed out renamed", renamed
     if changed is not None:

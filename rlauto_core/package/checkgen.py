@@ -6,19 +6,27 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlauto_core.checkers.views import parse_body, split_path
+from rlauto_core.checkers.views import request_fields, split_path
 from rlauto_core.evidence.entities import path_entities
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.package.dataflow import input_locations, leaves
 from rlauto_core.package.models import DbDiffCriterion
 from rlauto_core.package.roles import ValueModel
 from rlauto_core.package.volatile import is_told, volatile_kind
+from rlauto_core.protocols import operation_of
 from rlauto_core.recording import Call, DbDiff, HttpCall
-from rlauto_core.redact import is_secret_field, is_secret_header
+from rlauto_core.redact import is_secret_field, is_secret_header, looks_like_credential
 
 MAX_FIELD_PREDICATES = 12
 MAX_ROW_PREDICATES = 8
-SUCCESS_STATUS: dict[str, Any] = {"gte": 200, "lt": 400}
+# a call succeeds as its protocol says (protocols.success): a GraphQL error or `ok: false` in a 200 fails
+SUCCEEDS: dict[str, Any] = {"succeeds": True}
+# what a GraphQL request holds besides its variables: the document, its name, a persisted query's
+# hash. The operation is checked as `operation`; how the client spelled or sent the document is not
+# the task's business (a batch, a persisted query and a plain POST run the same operation).
+_GRAPHQL_PLUMBING = ("query", "operationName", "extensions")
+# a JSON-RPC envelope's version and the call's own id (a counter of the client's): no task value
+_JSONRPC_PLUMBING = ("jsonrpc", "id")
 
 
 @dataclass
@@ -28,6 +36,17 @@ class CheckContext:
     checker_keys: dict[str, str] = field(default_factory=dict)
     # input values left unchecked as volatile or client-made (so database rows leave them too)
     unchecked: set[str] = field(default_factory=set)
+
+
+def expects_failure(checker: dict[str, Any]) -> bool:
+    """Does a checker ask for a refused call (a 4xx, an error result)? Then success is not added."""
+    status = checker.get("status")
+    if isinstance(status, int) and not isinstance(status, bool):
+        return status >= 400
+    if isinstance(status, dict):
+        low = status.get("gte", status.get("gt", status.get("eq")))
+        return isinstance(low, int) and low >= 400
+    return checker.get("is_error") is True or checker.get("succeeds") is False
 
 
 def _field_predicates(call_id: str, values: list[tuple[str, Any]], ctx: CheckContext) -> dict[str, Any]:
@@ -47,11 +66,41 @@ def _field_predicates(call_id: str, values: list[tuple[str, Any]], ctx: CheckCon
     return found
 
 
+def _body_predicates(call_id: str, sent: list[tuple[str, Any]], ctx: CheckContext) -> dict[str, Any]:
+    """Field predicates; the objects of a list (an update's actions, an order's lines) as patterns of
+    a `some`: each must be there, in any order (one request or several, the client's choice)."""
+    plain: list[tuple[str, Any]] = []
+    listed: dict[str, dict[int, list[tuple[str, Any]]]] = {}
+    for path, value in sent:
+        parts = path.split(".")
+        index = next((n for n, part in enumerate(parts) if part.isdigit()), None)
+        if index is None or index == 0 or index == len(parts) - 1:
+            plain.append((path, value))
+            continue
+        listed.setdefault(".".join(parts[:index]), {}).setdefault(int(parts[index]), []).append((path, value))
+    found = _field_predicates(call_id, plain, ctx)
+    for prefix, elements in listed.items():
+        patterns = []
+        for _, fields in sorted(elements.items()):
+            pattern = _field_predicates(call_id, fields, ctx)
+            element = {path.split(".", len(prefix.split(".")) + 1)[-1]: p for path, p in pattern.items()}
+            if element:
+                patterns.append(element)
+        if patterns:
+            found[prefix] = {"some": patterns}
+    return found
+
+
 def _path_template(call: HttpCall, ctx: CheckContext) -> tuple[str, dict[str, Any]]:
     names = {ref.value: ref.key for ref in path_entities(call.path)}
     parts: list[str] = []
     params: dict[str, Any] = {}
-    for segment in split_path(call.path):
+    segments = split_path(call.path)
+    for position, segment in enumerate(segments):
+        signed = position and is_secret_field(segments[position - 1], segment) and looks_like_credential(segment)
+        if signed:  # `/key/<64 hex>/`: a signed URL
+            parts.append("{" + segments[position - 1] + "}")  # any value: a credential is never compared
+            continue
         if segment in names or ctx.values.origin(segment) is not None:
             name = names.get(segment) or "id"
             unique, n = name, 2
@@ -69,27 +118,40 @@ def _path_template(call: HttpCall, ctx: CheckContext) -> tuple[str, dict[str, An
 def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
     """A matcher for this call as the agent must make it again: same target, same content, success."""
     if isinstance(call, HttpCall):
-        checker: dict[str, Any] = {"kind": "http_call", "method": call.method.upper()}
+        operation = operation_of(call)
+        # a GraphQL operation is known by what it does, not by the verb that carried it
+        checker: dict[str, Any] = (
+            {"kind": "http_call"} if operation else {"kind": "http_call", "method": call.method.upper()}
+        )
         template, params = _path_template(call, ctx)
-        if params:
+        if params or "{" in template:  # a signed URL's key is a segment of any value, and no param
             checker["path_template"] = template
-            checker["path_params"] = params
+            if params:
+                checker["path_params"] = params
         else:
             checker["path"] = call.path
-        query = _field_predicates(call.id, [(k, v) for k, v in call.query if not is_secret_header(k)], ctx)
-        if query:
-            checker["query"] = query
-        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
-        request = _field_predicates(call.id, leaves(body), ctx) if isinstance(body, dict | list) else {}
+        if operation is not None:
+            checker["operation"] = operation.view()
+        else:
+            query = _field_predicates(call.id, [(k, v) for k, v in call.query if not is_secret_header(k)], ctx)
+            if query:
+                checker["query"] = query
+        body = request_fields(call)
+        sent = leaves(body) if isinstance(body, dict | list) else []
+        if operation is not None:
+            sent = [(p, v) for p, v in sent if p.split(".", 1)[0] not in _GRAPHQL_PLUMBING]
+        elif isinstance(body, dict) and "jsonrpc" in body and "method" in body:
+            sent = [(p, v) for p, v in sent if p not in _JSONRPC_PLUMBING]
+        request = _body_predicates(call.id, sent, ctx)
         if request:
             checker["request"] = request
-        checker["status"] = dict(SUCCESS_STATUS)
+        checker.update(SUCCEEDS)
         return checker
     checker = {"kind": "mcp_call", "tool": call.tool}
-    arguments = _field_predicates(call.id, leaves(call.arguments), ctx)
+    arguments = _body_predicates(call.id, leaves(call.arguments), ctx)
     if arguments:
         checker["arguments"] = arguments
-    checker["is_error"] = False
+    checker.update(SUCCEEDS)
     return checker
 
 
@@ -104,17 +166,23 @@ def target_location(call: Call, target: EntityRef) -> tuple[str, str] | None:
 def stray_matcher(call: Call, checker: dict[str, Any], target: EntityRef, allowed: list[Any]) -> dict[str, Any] | None:
     """The same kind of write aimed at any other entity than the allowed target predicates."""
     where = target_location(call, target)
-    if where is None or not allowed:
+    if where is None:
         return None
     root, path = where
-    if len(allowed) == 1:
-        negated: Any = {"not": allowed[0]}
+    negated: Any
+    if not allowed:  # a route only a stray of the recording used: any such write is collateral damage
+        negated = {}
+    elif len(allowed) == 1:
+        negated = {"not": allowed[0]}
     elif all(not isinstance(a, dict) for a in allowed):
         negated = {"not": {"in": allowed}}
     else:
-        return None
+        negated = {"not": {"any": allowed}}
     if isinstance(call, HttpCall):
-        matcher: dict[str, Any] = {"kind": "http_call", "method": checker["method"], "status": dict(SUCCESS_STATUS)}
+        matcher: dict[str, Any] = {"kind": "http_call", **SUCCEEDS}
+        for same in ("method", "operation"):
+            if same in checker:
+                matcher[same] = checker[same]
         if root == "segment":
             if "path_template" not in checker:
                 return None
@@ -122,14 +190,14 @@ def stray_matcher(call: Call, checker: dict[str, Any], target: EntityRef, allowe
             if name is None:
                 return None
             matcher["path_template"] = checker["path_template"]
-            matcher["path_params"] = {name: negated}
+            matcher["path_params"] = {name: negated or {"exists": True}}
         else:
             matcher["path_template" if "path_template" in checker else "path"] = checker.get(
                 "path_template", checker.get("path")
             )
             matcher[root] = {path: {"exists": True, **negated}}
         return matcher
-    return {"kind": "mcp_call", "tool": call.tool, "is_error": False, "arguments": {path: {"exists": True, **negated}}}
+    return {"kind": "mcp_call", "tool": call.tool, **SUCCEEDS, "arguments": {path: {"exists": True, **negated}}}
 
 
 def _param_at(template: str, index: int) -> str | None:

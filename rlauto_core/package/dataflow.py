@@ -15,9 +15,10 @@ from rlauto_core.checkers.outputs import input_locations as input_locations
 from rlauto_core.checkers.outputs import leaves as leaves
 from rlauto_core.checkers.outputs import output_locations as output_locations
 from rlauto_core.checkers.outputs import scalars as scalars
+from rlauto_core.evidence.classify import tool_is_state_changing
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.forms import SUBMIT_FIELDS, field_path, landing_outputs, landing_pages
-from rlauto_core.recording import HttpCall, Recording
+from rlauto_core.recording import HttpCall, Recording, ToolCall
 
 
 def id_like(value: Any) -> bool:
@@ -122,3 +123,27 @@ def submit_buttons(recording: Recording) -> Buttons:
                 if kind == "buttons":
                     shown.setdefault(field_path(name), position)
     return Buttons(shown, offered)
+
+
+def _texts(values: list[Any]) -> list[str]:
+    return [
+        str(v) for value in values for v in scalars(value) if v is not None and not isinstance(v, dict | list | bool)
+    ]
+
+
+def known_first(recording: Recording | None) -> frozenset[str]:
+    """Values the recording showed or read with before any write sent them: an answer showed it, or a
+    read named it (`GET /organizations/<id>/boards`, left out of the golden). The client made none of
+    them up; an id it made and the server echoes is first sent by a write."""
+    if recording is None:
+        return frozenset()
+    first: dict[str, bool] = {}
+    for call in recording.calls:
+        writes = tool_is_state_changing(call, recording.session) if isinstance(call, ToolCall) else (
+            call.method.upper() not in ("GET", "HEAD", "OPTIONS")
+        )  # fmt: skip
+        for value in _texts([loc.value for loc in input_locations(call)]):
+            first.setdefault(value, not writes)
+        for value in _texts([v for _, _, v in output_locations(call)]):
+            first.setdefault(value, True)
+    return frozenset(v for v, known in first.items() if known)

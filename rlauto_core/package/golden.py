@@ -7,6 +7,7 @@ from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
 from rlauto_core.package.dataflow import Origin, input_locations, invented_values, scalars
 from rlauto_core.package.models import FilteredCall, GoldenStep
+from rlauto_core.package.reach import descriptions, reached
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.rules.flags import Flag
 
@@ -26,11 +27,26 @@ def call_target(info: CallEvidence, main: EntityRef | None, call: Call | None = 
     return info.entities[0] if info.entities else None
 
 
+def other_entity(info: CallEvidence, main: EntityRef | None) -> str | None:
+    """Another value of the main entity's key that a call touches (a sibling: another key, another issue)."""
+    if main is None:
+        return None
+    return next((e.value for e in info.entities if e.key == main.key and e.value != main.value), None)
+
+
 def select_golden(
     recording: Recording, evidence: Evidence, flags: list[Flag] | None = None
 ) -> tuple[list[str], list[FilteredCall]]:
-    """Significant, successful calls that stay on the main entity; the rest with the reason it is out."""
+    """Significant, successful calls that stay on the main entity, or act on an entity of its kind the
+    instruction names (package/reach.py); the rest with the reason it is out."""
     main = evidence.main_entity
+    names: dict[str, set[str]] = {}
+
+    def named(value: str) -> bool:
+        if not names:  # read the answers once, and only when a sibling shows up
+            names.update(descriptions(recording) or {"": set()})
+        return reached(value, recording, names)
+
     stray_ids: set[str] = set()
     for flag in flags or []:
         if flag.code in _STRAY_FLAGS:
@@ -45,15 +61,16 @@ def select_golden(
             reason = f"noise ({info.noise_category})"
         elif info.failed:
             reason = "failed or unanswered"
-        elif main is not None and any(e.key == main.key and e.value != main.value for e in info.entities):
-            other = next(e.value for e in info.entities if e.key == main.key and e.value != main.value)
+        elif main is not None and (other := other_entity(info, main)) is not None and not named(other):
             reason = f"stray: acts on {main.key} {other}, not the main {main.value}"
         elif info.id in stray_ids:
             reason = "stray: unread check before marking read"
         if reason is None:
             golden.append(info.id)
         else:
-            filtered.append(FilteredCall(call_id=info.id, name=info.name, reason=reason))
+            filtered.append(
+                FilteredCall(call_id=info.id, name=info.name, reason=reason, state_changing=info.state_changing)
+            )
     return golden, filtered
 
 

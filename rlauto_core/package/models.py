@@ -141,6 +141,42 @@ class FilteredCall(BaseModel):
     call_id: str
     name: str = ""
     reason: str
+    state_changing: bool = False  # a write left out: the self-check accounts for every one
+
+
+WriteRule = Literal["noise", "failed", "ui_state", "side_call", "duplicate_retry", "stray"]
+
+
+class CoveredWrite(BaseModel):
+    """A successful write of the recording that rubrics require (their checkers match it)."""
+
+    call_id: str
+    name: str
+    rubrics: list[str]
+
+
+class ExcludedWrite(BaseModel):
+    """A write of the recording no rubric requires, and the rule behind that; `rule` None: no rule,
+    the package needs revision."""
+
+    call_id: str
+    name: str
+    reason: str
+    rule: WriteRule | None = None
+
+
+RecordingMutantKind = Literal["drop", "retarget", "other_operation", "protocol_error"]
+
+
+class RecordingMutant(BaseModel):
+    """A wrong attempt made from the recording's own writes (not from the golden): it must lose points."""
+
+    id: str
+    kind: RecordingMutantKind
+    description: str
+    call_ids: list[str] = Field(default_factory=list)
+    score: float
+    caught: bool
 
 
 class NetworkSummary(BaseModel):
@@ -181,7 +217,9 @@ class MutantOutcome(BaseModel):
     caught: bool
 
 
-VariantKind = Literal["read_dropped", "stable_without_read", "reads_reordered", "ids_renamed", "volatile_changed"]
+VariantKind = Literal[
+    "read_dropped", "stable_without_read", "reads_reordered", "ids_renamed", "volatile_changed", "behaviour_changed"
+]
 
 
 class BrokenRubric(BaseModel):
@@ -216,12 +254,28 @@ class SelfCheck(BaseModel):
     variants_total: int = 0
     variants_passed: int = 0
     variants: list[VariantOutcome] = Field(default_factory=list)
+    # evidence the checker generator did not write: every recorded write accounted for, mutants of
+    # the recording's own writes, variants changing every value the session made (behaviour)
+    writes_covered: list[CoveredWrite] = Field(default_factory=list)
+    writes_excluded: list[ExcludedWrite] = Field(default_factory=list)
+    recording_mutants: list[RecordingMutant] = Field(default_factory=list)
+    behaviour_variants: list[VariantOutcome] = Field(default_factory=list)
+    # clauses of the instruction (quoted strings, named entities) no rubric checks
+    ungrounded: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
 
     @property
     def failing_variant(self) -> VariantOutcome | None:
         """The first valid variant that loses points (a good attempt by that path would)."""
-        return next((v for v in self.variants if not v.full_marks), None)
+        return next((v for v in [*self.variants, *self.behaviour_variants] if not v.full_marks), None)
+
+    @property
+    def unruled_exclusions(self) -> list[ExcludedWrite]:
+        return [w for w in self.writes_excluded if w.rule is None]
+
+    @property
+    def missed_recording_mutants(self) -> list[RecordingMutant]:
+        return [m for m in self.recording_mutants if not m.caught]
 
 
 class JudgeIteration(BaseModel):

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlauto_core.checkers.predicates import MISSING, check_predicate, evaluate, predicate_refs
-from rlauto_core.checkers.views import CallView, http_view, match_template, parse_body, tool_view
+from rlauto_core.checkers.views import CallView, http_view, match_template, request_fields, tool_view
 from rlauto_core.evidence.models import Evidence
-from rlauto_core.package.checkgen import CheckContext, call_checker
+from rlauto_core.package.checkgen import CheckContext, call_checker, expects_failure
 from rlauto_core.package.dataflow import leaves
 from rlauto_core.package.draft import PackageDraft
 from rlauto_core.package.models import ValueRole
@@ -29,7 +29,19 @@ from rlauto_core.redact import is_secret_field
 INPUT_ROOTS = {"http_call": ("path_params", "query", "request"), "mcp_call": ("arguments",)}
 OUTPUT_ROOT = {"http_call": "response", "mcp_call": "result"}
 _MAX_DEPTH = 32
-_HEAD = ("kind", "method", "host", "path", "path_template", "tool", "server", "status", "is_error")
+_HEAD = (
+    "kind",
+    "method",
+    "host",
+    "path",
+    "path_template",
+    "operation",
+    "tool",
+    "server",
+    "status",
+    "is_error",
+    "succeeds",
+)
 ValueRoles = dict[str, dict[str, ValueRole]]
 
 
@@ -59,6 +71,9 @@ def _route_fits(checker: dict[str, Any], view: CallView) -> bool:
     for name in ("method", "path", "tool"):
         if name in checker and not _holds(checker[name], view.get(name)):
             return False
+    operation = checker.get("operation")  # one GraphQL endpoint, many routes: the operation is the route
+    if isinstance(operation, dict) and not all(_holds(p, view.get(f"operation.{n}")) for n, p in operation.items()):
+        return False
     template = checker.get("path_template")
     return not isinstance(template, str) or match_template(template, view.fields["path"]) is not None
 
@@ -99,7 +114,7 @@ def _sent(checker: dict[str, Any], call: Call) -> list[tuple[str, Any]]:
     if isinstance(template, str):
         found.extend((f"path_params.{k}", v) for k, v in (match_template(template, call.path) or {}).items())
     found.extend((f"query.{k}", v) for k, v in call.query)
-    body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
+    body = request_fields(call)
     if isinstance(body, dict | list):
         found.extend((f"request.{path}", value) for path, value in leaves(body))
     return [(where, value) for where, value in found if value is not None and not isinstance(value, dict)]
@@ -143,6 +158,9 @@ class _Catalog:
         kind = str(checker["kind"])
         view = _view(call, 0)
         new = dict(checker)
+        if "succeeds" not in new and not expects_failure(checker):
+            new["succeeds"] = True  # success as the protocol says: a 200 with GraphQL errors is no success
+            notes.append(f'checker "{key}": the call must succeed as its protocol says (succeeds: true)')
         roles: dict[str, ValueRole] = {}
         for root in INPUT_ROOTS[kind]:
             predicates = checker.get(root)
@@ -298,7 +316,7 @@ class _Catalog:
     def _shares_route(self, call: Call, checker: dict[str, Any]) -> bool:
         """Does another golden call fit this checker's route (method and path, or tool)?"""
         route: dict[str, Any] = {
-            n: checker[n] for n in ("kind", "method", "path", "path_template", "tool") if n in checker
+            n: checker[n] for n in ("kind", "method", "path", "path_template", "operation", "tool") if n in checker
         }
         return any(other.id != call.id and _route_fits(route, _view(other, 0)) for other in self.golden)
 

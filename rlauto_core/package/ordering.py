@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rlauto_core.checkers.views import parse_body
 from rlauto_core.evidence.classify import name_tokens
 from rlauto_core.package.dataflow import id_like, input_locations
 from rlauto_core.package.models import GoldenStep
+from rlauto_core.protocols import operation_of
 from rlauto_core.recording import Call, HttpCall
 
 _SEQUENCE = re.compile(
@@ -75,13 +75,8 @@ def _stem(word: str) -> str:
 
 def _operation(call: HttpCall) -> str | None:
     """A GraphQL call's operation (`cartLinesAdd`): one endpoint, the action is in the body."""
-    body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
-    if not isinstance(body, dict) or not isinstance(body.get("query"), str):
-        return None
-    if isinstance(body.get("operationName"), str) and body["operationName"]:
-        return str(body["operationName"])
-    field = re.search(r"^\s*(?:mutation|query)\b[^{]*\{\s*(\w+)", body["query"])
-    return field.group(1) if field else None
+    operation = operation_of(call)
+    return operation.label if operation is not None else None
 
 
 def _action_words(call: Call) -> set[str]:

@@ -30,7 +30,7 @@ _PART = re.compile(rf"({PART_NAME}(?![^\r\n]*filename){PART_HEAD_END})([^\r\n]{{
 _FORM = re.compile(r"^[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*$")
 
 
-def _new_id(value: Any) -> Any:
+def new_id(value: Any) -> Any:
     """Another id of the same shape; digits stay digits so `128` and `"128"` move together."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value + 104_729
@@ -39,7 +39,7 @@ def _new_id(value: Any) -> Any:
     return f"{value}r9"
 
 
-def _later(value: Any) -> Any:
+def later_value(value: Any) -> Any:
     """What a later run sends instead: versions and clocks move on, tokens are new."""
     if isinstance(value, bool):
         return value
@@ -55,7 +55,7 @@ def _later(value: Any) -> Any:
     return f"{text}x7"
 
 
-class _Changes:
+class Changes:
     """Old value (as text) -> new value: ids everywhere, volatile values under volatile keys."""
 
     def __init__(self, ids: dict[str, Any], volatile: dict[str, Any], labels: frozenset[str] = frozenset()) -> None:
@@ -68,10 +68,10 @@ class _Changes:
     def leaf(self, node: Any, key: str) -> Any:
         text = str(node)
         if text in self.ids and (isinstance(node, (str, int | float))):
-            return self.ids[text] if isinstance(node, str) else _new_id(node)
+            return self.ids[text] if isinstance(node, str) else new_id(node)
         volatile_key = volatile_kind(key, node) is not None or field_path(key) in self.labels
         if text in self.volatile and (volatile_key or len(text) >= _LONG):
-            return self.volatile[text] if isinstance(node, str) else _later(node)
+            return self.volatile[text] if isinstance(node, str) else later_value(node)
         return node
 
     def swap(self, node: Any, key: str = "", depth: int = 0) -> Any:
@@ -133,7 +133,7 @@ class _Changes:
         return urlunsplit((parts.scheme, parts.netloc, path, query, parts.fragment))
 
 
-def _swap_call(call: Call, changes: _Changes) -> Call:
+def _swap_call(call: Call, changes: Changes) -> Call:
     data = call.model_dump()
     if isinstance(call, HttpCall):
         data["url"] = changes.url(call.url)
@@ -150,12 +150,14 @@ def _swap_call(call: Call, changes: _Changes) -> Call:
     return type(call).model_validate(data)
 
 
-def _volatile_values(golden: Recording, instruction: str) -> tuple[dict[str, Any], frozenset[str]]:
+def _volatile_values(
+    golden: Recording, instruction: str, shown: frozenset[str] = frozenset()
+) -> tuple[dict[str, Any], frozenset[str]]:
     """Values a later run sends differently: under volatile keys, submit buttons' labels (the same
     form in another UI language), and ids the client made up (never one the instruction states);
     and the field paths of the labels."""
     told = told_values(instruction)
-    seen: set[str] = set(told)
+    seen: set[str] = set(told) | shown  # what the whole recording's answers showed is no client's invention
     found: dict[str, Any] = {}
     buttons = submit_buttons(golden)
     labels: set[str] = set()
@@ -174,18 +176,18 @@ def _volatile_values(golden: Recording, instruction: str) -> tuple[dict[str, Any
                     or volatile_kind(loc.path, value) is not None
                     or (client_made(value, seen) and not is_digest(loc.path))
                 ):
-                    found.setdefault(str(value), _later(value))
+                    found.setdefault(str(value), later_value(value))
             seen.update(str(v) for v in values if v is not None)
         for _, path, value in output_locations(call):
             if value is None or isinstance(value, bool | dict | list):
                 continue
             if volatile_kind(path, value) is not None and not is_told(value, told):
-                found.setdefault(str(value), _later(value))
+                found.setdefault(str(value), later_value(value))
             seen.add(str(value))
     return found, frozenset(labels)
 
 
-def _diff_values(diff: DbDiff, changes: _Changes) -> DbDiff:
+def _diff_values(diff: DbDiff, changes: Changes) -> DbDiff:
     data = diff.model_dump(mode="json")
     for table in data["tables"].values():
         for op in ("inserted", "deleted"):
@@ -196,20 +198,23 @@ def _diff_values(diff: DbDiff, changes: _Changes) -> DbDiff:
     return DbDiff.model_validate(data)
 
 
-def redo_attempts(golden: Recording, instruction: str | None = None) -> tuple[Recording | None, Recording | None]:
+def redo_attempts(
+    golden: Recording, instruction: str | None = None, shown: frozenset[str] = frozenset()
+) -> tuple[Recording | None, Recording | None]:
     """The golden attempt as a later run, twice: with the server-made ids renamed, and with the volatile
     values changed; None where nothing would change. `instruction` (default: the golden's own) states
-    what never changes."""
+    what never changes; `shown` are values the recording's answers showed (a read the golden left out
+    showed the workspace's id: the client made nothing up)."""
     evidence = build_evidence(golden)
     made = {**handed_out(golden, evidence, {c.id for c in golden.calls}), **invented_values(golden, evidence)}
     told = golden.task.instruction if instruction is None else instruction
-    renamed = _Changes({value: str(_new_id(value)) for value in made}, {})
-    volatile, labels = _volatile_values(golden, told)
-    later = _Changes({}, {k: v for k, v in volatile.items() if k not in made}, labels)
-    return _redone(golden, renamed), _redone(golden, later)
+    renamed = Changes({value: str(new_id(value)) for value in made}, {})
+    volatile, labels = _volatile_values(golden, told, shown)
+    later = Changes({}, {k: v for k, v in volatile.items() if k not in made}, labels)
+    return redone(golden, renamed), redone(golden, later)
 
 
-def _redone(golden: Recording, changes: _Changes) -> Recording | None:
+def redone(golden: Recording, changes: Changes) -> Recording | None:
     if not changes:
         return None
     calls = [_swap_call(call, changes) for call in golden.calls]

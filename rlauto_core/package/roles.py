@@ -28,6 +28,7 @@ from typing import Any
 
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
+from rlauto_core.package.behaviour import SessionValue, session_values
 from rlauto_core.package.dataflow import (
     REDIRECT_ROOTS,
     Buttons,
@@ -35,6 +36,7 @@ from rlauto_core.package.dataflow import (
     id_like,
     input_locations,
     invented_values,
+    known_first,
     output_locations,
     submit_buttons,
 )
@@ -67,6 +69,8 @@ class ValueModel:
     first_seen: dict[str, int] = field(default_factory=dict)  # value -> position of the first call showing it
     shown_by: dict[str, str] = field(default_factory=dict)  # value -> the first call whose answer showed it
     buttons: Buttons = field(default_factory=lambda: Buttons({}, set()))  # forms' submit buttons
+    session: dict[str, SessionValue] = field(default_factory=dict)  # counters and tokens, by behaviour
+    known: frozenset[str] = frozenset()  # shown by an answer or named by a read before any write sent it
 
     @classmethod
     def of(cls, recording: Recording, evidence: Evidence, golden: Iterable[str]) -> ValueModel:
@@ -92,6 +96,8 @@ class ValueModel:
             first_seen=first_seen,
             shown_by=shown,
             buttons=submit_buttons(recording),
+            session=session_values(recording, evidence),
+            known=known_first(recording),
         )
 
     def submit_button(self, call_id: str, path: str) -> bool:
@@ -132,9 +138,20 @@ class ValueModel:
                 role="volatile",
                 reason="the submit button's label: UI wording (another language sends another), never compared",
             )
+        sent_back = self._sent_back_lock(call_id, path, value)
+        if sent_back is not None:
+            return sent_back
         if self.told_not_made(value):
             told = "stable" if id_like(value) or canonical_key(name) is not None else "content"
             return ValueRole(role=told, reason="named by the instruction: compared by value")
+        session = self.session.get(str(value))  # whatever its name: what it does in the recording
+        if session is not None and not isinstance(value, bool) and volatile_kind(path, value) is None:
+            if session.kind != "created":
+                return ValueRole(role="volatile", reason=f"volatile ({session.reason()}): never compared")
+            if self.origin(value) is None:  # made by a write where no checker can see it: a header
+                return ValueRole(role="volatile", reason=f"volatile ({session.reason()}, only a header shows it)")
+        if volatile_kind(path, value) == "lock":  # a precondition is the server's count, never an entity it made
+            return ValueRole(role="volatile", reason=f"volatile (lock, field {name!r}): never compared")
         found = self.origin(value)
         if found is not None:
             origin, handed = found
@@ -157,7 +174,8 @@ class ValueModel:
         kind = volatile_kind(path, value)
         if kind is not None:
             return ValueRole(role="volatile", reason=f"volatile ({kind}, field {name!r}): never compared")
-        if client_made(value, self.told | ({str(value)} if self.seen_before(value, call_id) else set())):
+        # judged where it first appears: a made-up password a failed try sent is made up in its retry too
+        if client_made(value, self.told | ({str(value)} if str(value) in self.known else set())):
             return ValueRole(role="volatile", reason="an id the client made up: never compared")
         if id_like(value) or canonical_key(name) is not None:
             shown = self.shown_by.get(str(value))
@@ -167,6 +185,20 @@ class ValueModel:
                 role="stable", reason=f"the same in every attempt{seen}: compared by value, no read required"
             )
         return ValueRole(role="content", reason="chosen by the agent: compared")
+
+    def _sent_back_lock(self, call_id: str, path: str, value: Any) -> ValueRole | None:
+        """A lock version or a counter the server's answer gave before is the server's, though the
+        instruction states the same number ("add 2 cups" and `version: 2`)."""
+        session = self.session.get(str(value))
+        counting = session is not None and session.kind in ("counter", "companion")
+        if isinstance(value, bool) or not (counting or volatile_kind(path, value) == "lock"):
+            return None
+        if not is_told(value, self.told) or self.shown_by.get(str(value)) is None:
+            return None  # not told: the usual order of checks says the same
+        if self.positions.get(self.shown_by[str(value)], 0) >= self.positions.get(call_id, 0):
+            return None
+        why = session.reason() if counting and session is not None else f"lock, field {path.rsplit('.', 1)[-1]!r}"
+        return ValueRole(role="volatile", reason=f"volatile ({why}; an earlier answer gave it): never compared")
 
     def predicate(self, value: Any, role: ValueRole) -> Any | None:
         """How a value of this role is checked; None: not at all."""

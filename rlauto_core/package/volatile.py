@@ -20,7 +20,7 @@ from rlauto_core.recording import Call, HttpCall, Recording
 
 VolatileKind = Literal["lock", "csrf", "nonce", "clock", "total", "page_state"]
 
-_LOCK = frozenset(["version", "rev", "revision", "etag", "vsn"])
+_LOCK = frozenset(["version", "rev", "revision", "etag", "vsn", "cas"])
 _LOCK_PARTS = frozenset(["number", "value", "id"])
 _CSRF = frozenset(["csrf", "xsrf", "csrfmiddlewaretoken", "authenticity"])
 _NONCE = frozenset(
@@ -89,6 +89,8 @@ def volatile_kind(path: str, value: Any) -> VolatileKind | None:
         return "page_state"  # ASP.NET WebForms' round-tripped page state: new blobs every page view
     if last in _LOCK or (last in _LOCK_PARTS and _parent_words(path)[-1:] in ([w] for w in _LOCK)):
         return "lock"  # `version`, `lock_version`, and inside a version object: `version.number`
+    if len(words) >= 2 and words[-1] != "if" and (words[0] == "if" or (words[0] == "x" and "if" in words[1:3])):
+        return "lock"  # a precondition, as HTTP's conditional requests name them: `if_seq_no`, `ifGenerationMatch`
     if wordset & _NONCE or (last == "id" and wordset & _NONCE_WITH_ID):
         return "nonce"
     if "client" in wordset and wordset & _CLIENT_THINGS:

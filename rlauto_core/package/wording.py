@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rlauto_core.checkers.views import parse_body
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.package.checkgen import CheckContext
 from rlauto_core.package.dataflow import input_locations
 from rlauto_core.package.draft import DraftGroup
 from rlauto_core.package.models import GoldenStep
 from rlauto_core.package.volatile import volatile_kind
+from rlauto_core.protocols import operation_of
 from rlauto_core.recording import Call, HttpCall, Recording
 
 _VERBS = {"POST": "Create", "PUT": "Replace", "PATCH": "Update", "DELETE": "Delete", "GET": "Read"}
@@ -33,10 +33,8 @@ def call_title(call: Call, step: GoldenStep, ctx: CheckContext) -> str:
 
 def call_label(call: Call) -> str:
     """`POST /graphql (cartLinesAdd)`: one GraphQL endpoint serves many operations; name the one."""
-    if isinstance(call, HttpCall):
-        body = parse_body(call.request_body, call.request_body_encoding, call.header("content-type"))
-        if isinstance(body, dict) and isinstance(body.get("operationName"), str) and body["operationName"]:
-            return f"{call.name} ({body['operationName']})"
+    if isinstance(call, HttpCall) and (operation := operation_of(call)) is not None:
+        return f"{call.name} ({operation.label})"
     return call.name
 
 
@@ -46,7 +44,7 @@ def content_summary(call: Call, server_made: set[str] | None = None) -> str:
     for loc in input_locations(call):
         if loc.root in ("segment", "query") or len(parts) >= 2:
             continue
-        if loc.path in ("query", "operationName") or volatile_kind(loc.path, loc.value) is not None:
+        if loc.path.split(".")[0] in ("query", "operationName", "extensions") or volatile_kind(loc.path, loc.value):
             continue
         if server_made and str(loc.value) in server_made:
             continue

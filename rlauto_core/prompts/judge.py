@@ -20,12 +20,16 @@ DIMENSION_GUIDE: dict[Dimension, str] = {
     Dimension.TASK_COMPLEXITY: "needs several meaningful steps (more than one state change, or real navigation)",
     Dimension.TRAJECTORY_TASK_ALIGNMENT: "the golden trajectory holds exactly the needed calls, in a valid "
     "order, on one main entity, no noise",
-    Dimension.RUBRIC_COVERAGE: "every required outcome has an atomic rubric; nothing graded that the task did not ask",
+    Dimension.RUBRIC_COVERAGE: "every required outcome has an atomic rubric; nothing graded that the task did not "
+    "ask; every recorded write is covered or excluded by a named rule (a write in the self-check's writes_excluded "
+    "with rule null means 0); every quoted string and named entity of the instruction is checked by a rubric (the "
+    "self-check's ungrounded list names the ones none checks)",
     Dimension.CHECKER_VERIFIABILITY: "every rubric has a checker grounded in recorded evidence that an "
     "empty attempt fails and a good attempt by another valid path passes: ids the attempt creates bound by "
     "dataflow (created), stable ids compared by value with no read required, volatile values (lock versions, "
     "ETags, tokens, clocks, nonces, request ids) never compared; a valid variant of the golden that loses "
-    "points in the self-check (failing_variant) means 0",
+    "points in the self-check (failing_variant) means 0, and so does a mutant of the recording's own writes that "
+    "keeps its points (recording_mutants.keep_their_points)",
     Dimension.EVIDENCE_GROUNDING: "every id, name and value in instruction and rubrics appears in the recording",
 }
 

@@ -4,6 +4,15 @@ batch's sources name, uploads, reviews and the bundle of a job's packages."""
 from rlauto_core.store import layout
 from rlauto_core.store.bundle import Bundle, BundleMember, bundle_packages, write_bundle
 from rlauto_core.store.claims import Claim, ClaimDecision, decide, take_claim, write_claim
+from rlauto_core.store.env_evals import (
+    ENV_EVALS_DIR,
+    ENV_EVALS_SCHEMA,
+    EnvEvalRow,
+    append_env_evals,
+    attempt_folder,
+    read_env_evals,
+)
+from rlauto_core.store.env_evals import summary as eval_summary
 from rlauto_core.store.index import (
     IndexedItem,
     ReviewRow,
@@ -64,6 +73,8 @@ from rlauto_core.store.uploads import (
 __all__ = [
     "ACCEPTED_KINDS",
     "DIMENSION_COLUMNS",
+    "ENV_EVALS_DIR",
+    "ENV_EVALS_SCHEMA",
     "ITEMS_DIR",
     "ITEMS_SCHEMA",
     "ITEM_STATUSES",
@@ -82,6 +93,7 @@ __all__ = [
     "ClaimDecision",
     "Decision",
     "DeletedJob",
+    "EnvEvalRow",
     "Expansion",
     "FsspecStorage",
     "IndexedItem",
@@ -101,8 +113,10 @@ __all__ = [
     "StoredUploads",
     "UploadError",
     "add_review",
+    "append_env_evals",
     "append_item",
     "append_review",
+    "attempt_folder",
     "batch_job_id",
     "bundle_packages",
     "checked_job_id",
@@ -110,6 +124,7 @@ __all__ = [
     "copy_source",
     "decide",
     "delete_job",
+    "eval_summary",
     "expand_sources",
     "index_rows",
     "is_transient_storage_error",
@@ -119,6 +134,7 @@ __all__ = [
     "local_copy",
     "open_staged",
     "open_storage",
+    "read_env_evals",
     "read_source",
     "read_table",
     "safe_job_id",

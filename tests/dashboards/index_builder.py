@@ -262,6 +262,7 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
                 **_variants(
                     passing := spec.scores[iteration - 1][DIMENSIONS.index(Dimension.CHECKER_VERIFIABILITY)] > 0
                 ),
+                **_independent(passing),
                 "problems": ([] if iteration > 1 else ["mutant 'drop r19' not caught"])
                 + (
                     []
@@ -273,6 +274,24 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
             },
         },
     }
+
+
+def _independent(passing: bool) -> dict[str, Any]:
+    """Recorded writes accounted for and the recording's mutants; a failing package left one write out."""
+    covered = [{"call_id": "r19", "name": "POST /api/v1/channels/C01/messages", "rubrics": ["rb1"]}]
+    excluded = [{"call_id": "r7", "name": "POST /api/v1/typing", "reason": "noise (typing)", "rule": "noise"}]
+    if not passing:
+        excluded.append({"call_id": "r23", "name": "POST /api/v1/channels/C01/read", "rule": None,
+                         "reason": "no rubric checks it and no rule leaves it out"})  # fmt: skip
+    mutants = [
+        {"id": "rm1", "kind": "drop", "description": "drop recorded write r19", "call_ids": ["r19"], "score": 2.0, "caught": True},
+        {"id": "rm2", "kind": "retarget", "description": "r19 aimed at channelId C02", "call_ids": ["r19"],
+         "score": 4.0 if not passing else 2.0, "caught": passing},
+    ]  # fmt: skip
+    behaviour = [{"id": "b1", "kind": "behaviour_changed", "description": "every value the session made changed",
+                  "score": 4.0, "full_marks": True, "broken": []}]  # fmt: skip
+    return {"writes_covered": covered, "writes_excluded": excluded, "recording_mutants": mutants,
+            "behaviour_variants": behaviour, "ungrounded": [] if passing else ["got it"]}  # fmt: skip
 
 
 def _variants(passing: bool) -> dict[str, Any]:

@@ -121,6 +121,9 @@ def test_opening_an_item_shows_what_a_reviewer_needs(repository: Repository) -> 
     assert metrics["Score"] == "11/12" and metrics["Verdict"] == "PASS" and metrics["Decision"] == "none"
     assert metrics["Mutants caught"] == "4/4" and metrics["Golden at full marks"] == "yes"
     assert metrics["Valid variants at full marks"] == "3/3" and not texts(at, "error")
+    # evidence the checker generator did not write: every recorded write accounted for
+    assert metrics["Recorded writes covered"] == "1/2" and metrics["Excluded with no rule"] == "0"
+    assert metrics["Recording mutants caught"] == "2/2" and metrics["Behaviour variants at full marks"] == "1/1"
     subheaders = texts(at, "subheader")
     for wanted in (
         "Flags",
@@ -365,6 +368,12 @@ def test_the_item_page_says_which_valid_variant_fails_and_what_it_breaks(reposit
     assert not at.exception and [h.value for h in at.header] == ["Item it-zero"]
     metrics = dict(zip([m.label for m in at.metric], texts(at, "metric"), strict=True))
     assert metrics["Valid variants at full marks"] == "2/3"
-    [shown] = texts(at, "error")
+    shown, mutant = texts(at, "error")
     assert "v3 fails" in shown and "tokens, clocks" in shown and "rb2" in shown and "request.version" in shown
     assert not [w for w in texts(at, "warning") if "valid variant" in w]  # said once, as the error
+    # a write left out with no rule, a mutant of the recording that keeps its points, an unchecked clause
+    assert metrics["Recorded writes covered"] == "1/3" and metrics["Excluded with no rule"] == "1"
+    assert metrics["Recording mutants caught"] == "1/2" and "rm2 keeps its points: r19 aimed at channelId C02" in mutant
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns and "why" in d.value.columns)
+    assert list(table["status"]) == ["covered", "excluded (noise)", "excluded, NO RULE"]
+    assert any("No rubric checks what the instruction says: 'got it'" in w for w in texts(at, "warning"))

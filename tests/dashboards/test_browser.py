@@ -103,7 +103,14 @@ def test_links_open_an_item_and_the_pages_are_photographed_in_chromium(dashboard
         page.goto(f"{dashboard_url}/?job=job-b&item=it-unicode")
         expect(page.get_by_role("heading", name="Item it-unicode")).to_be_visible()
         expect(page).to_have_url(f"{dashboard_url}/item?job=job-b&item=it-unicode")
-    for name in ("overview.png", "item.png"):
+        # a package that left a recorded write out with no rule: the reviewer sees which, and why
+        page.goto(f"{dashboard_url}/item?job=job-a&item=it-zero")
+        expect(page.get_by_text("Recorded writes covered")).to_be_visible()
+        expect(page.get_by_text("rm2 keeps its points: r19 aimed at channelId C02")).to_be_visible()
+        page.get_by_text("Self-check").evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(shots / "item-writes.png"))
+    for name in ("overview.png", "item.png", "item-writes.png"):
         assert (shots / name).stat().st_size > 10_000
 
 

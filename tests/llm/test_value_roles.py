@@ -113,4 +113,7 @@ def test_the_prompts_state_the_value_roles(fake_llm: FakeLlmServer, clients: Mod
     judge = fake_llm.requests("judge")[0].prompt_text()
     assert "a good attempt by another valid path passes" in judge and "failing_variant" in judge
     assert '"value_roles"' in judge and "volatile:" in judge and "variants_passed" in judge
-    assert PROMPT_VERSION == "rlauto-prompts-4"
+    # the judge sees the evidence the generator did not write: writes accounted for, unchecked clauses
+    assert '"writes_covered"' in judge and '"writes_excluded"' in judge and '"ungrounded"' in judge
+    assert "recording_mutants" in judge and "keep_their_points" in judge and "rule null means 0" in judge
+    assert PROMPT_VERSION == "rlauto-prompts-5"

@@ -3,7 +3,16 @@
 - team: examples/recordings with tests/package/attempts (the team's corpus);
 - tuned: tests/package/tuned, the shapes the analyzer was developed against;
 - heldout: tests/package/heldout, recordings and attempts nobody tuned on;
-- paths: tests/package/paths, good attempts that take another valid path (issue 20).
+- paths: tests/package/paths, good attempts that take another valid path (issue 20);
+- rewards: tests/package/rewards, issue 28's batch A (sibling writes, failures inside a 2xx,
+  GraphQL operations, concurrency values under other names, main-entity shapes), written and
+  measured (FIRST_CONTACT.txt) before any fix: it guides the fixes, so it is not held out;
+- rewards_heldout: tests/package/rewards_heldout, issue 28's batch B, the same classes by other
+  conventions, measured only at the end (FIRST_CONTACT.txt).
+
+An attempt kind is `good`, `good_<path>`, `empty` or one of WRONG_KINDS; any other name is refused.
+An attempt that fails to import is listed apart (`Rates.unimported`), never counted as a wrong
+attempt that failed nor as a good one that did.
 
 Only stable public calls are used (package_offline, score, import_path), so the same code
 measures any version of the analyzer.
@@ -31,13 +40,42 @@ CORPORA = {
         ROOT / "tests" / "package" / "heldout" / "attempts",
     ),
     "paths": (ROOT / "tests" / "package" / "paths" / "recordings", ROOT / "tests" / "package" / "paths" / "attempts"),
+    "rewards": (
+        ROOT / "tests" / "package" / "rewards" / "recordings",
+        ROOT / "tests" / "package" / "rewards" / "attempts",
+    ),
+    "rewards_heldout": (
+        ROOT / "tests" / "package" / "rewards_heldout" / "recordings",
+        ROOT / "tests" / "package" / "rewards_heldout" / "attempts",
+    ),
 }
-WRONG_KINDS = ("missing_write", "wrong_entity", "wrong_order", "wrong_answer", "wrong_content")
+# The corpora tests/package/test_targets.py holds to TARGETS (issue 28's two join once fixed).
+TARGETED = ("team", "tuned", "heldout", "paths")
+# Attempts that must not pass, each for what it got wrong.
+WRONG_KINDS = (
+    "missing_write",  # a required write left out
+    "wrong_entity",  # a write aimed at another entity (another sibling, issue, document, cart)
+    "wrong_order",  # two dependent writes swapped
+    "wrong_answer",  # an answer task's report is wrong
+    "wrong_content",  # a write sends the wrong content
+    "failed_write",  # a required write sent, and refused the protocol's way (also inside a 2xx)
+    "other_operation",  # another operation on the same endpoint (another GraphQL mutation)
+    "stray_write",  # the task done, plus a write on another entity of the same kind
+)
 
 
 def is_good(kind: str) -> bool:
     """`good` (the task redone later) and `good_<path>` (by another valid path): full marks."""
     return kind == "good" or kind.startswith("good_")
+
+
+def check_kind(kind: str, where: Path) -> None:
+    """Every attempt is good, empty or a known wrong kind: a wrong attempt under an unknown name
+    would not be measured at all."""
+    if not (is_good(kind) or kind == "empty" or kind in WRONG_KINDS):
+        raise ValueError(
+            f"{where}: attempt kind {kind!r} is none of good, good_<path>, empty, {', '.join(WRONG_KINDS)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -53,6 +91,8 @@ def cases(corpus: str) -> list[Case]:
     for path in sorted(p for p in recordings.iterdir() if p.suffix in (".zip", ".har")):
         folder = attempts / path.name.rsplit(".", 1)[0]
         kinds = {p.stem: p for p in sorted(folder.glob("*.zip"))} if folder.is_dir() else {}
+        for kind, where in kinds.items():
+            check_kind(kind, where)
         found.append(Case(path.name, path, kinds))
     return found
 
@@ -82,9 +122,10 @@ class Rates:
     good_attempts_pass: Rate = field(default_factory=Rate)
     wrong_attempts_fail: Rate = field(default_factory=Rate)
     variants_full_marks: Rate = field(default_factory=Rate)
+    unimported: list[str] = field(default_factory=list)  # attempts that did not import: counted apart
 
     def items(self) -> list[tuple[str, Rate]]:
-        return list(vars(self).items())
+        return [(name, rate) for name, rate in vars(self).items() if isinstance(rate, Rate)]
 
 
 TARGETS = {
@@ -97,10 +138,19 @@ TARGETS = {
 }
 
 
+class Unimported(Exception):
+    """An attempt file the importer refused: a fault of the corpus, not of the package."""
+
+
 def _attempt_score(package: TaskPackage, attempt: Path) -> tuple[bool, int, int, str]:
-    """(passed, score, points on rubrics the attempt passed, reason of the first failure)."""
+    """(passed, score, points on rubrics the attempt passed, reason of the first failure);
+    Unimported when the attempt does not import."""
     try:
-        report = score(package, import_path(attempt))
+        recording = import_path(attempt)
+    except RlautoError as exc:
+        raise Unimported(str(exc)) from exc
+    try:
+        report = score(package, recording)
     except RlautoError as exc:
         return False, 0, 0, str(exc)
     first = next((f"{r.id} {r.reason}" for r in report.rubrics if not r.passed), "")
@@ -133,18 +183,29 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
             ]
             empty = case.attempts.get("empty")
             if empty is not None:
-                _, points, _, _ = _attempt_score(package, empty)
-                rates.empty_scores_zero.add(points == 0, f"{case.name}: empty attempt scores {points}")
+                try:
+                    _, points, _, _ = _attempt_score(package, empty)
+                    rates.empty_scores_zero.add(points == 0, f"{case.name}: empty attempt scores {points}")
+                except Unimported as exc:
+                    rates.unimported.append(f"{case.name}: empty: {exc}")
             else:
                 rates.empty_scores_zero.add(check.empty_attempt_score == 0, f"{case.name}: empty attempt scores")
             for kind in sorted(k for k in case.attempts if is_good(k)):
-                passed, points, _, why = _attempt_score(package, case.attempts[kind])
+                try:
+                    passed, points, _, why = _attempt_score(package, case.attempts[kind])
+                except Unimported as exc:
+                    rates.unimported.append(f"{case.name}: {kind}: {exc}")
+                    continue
                 full = passed and points == package.max_score
                 rates.good_attempts_pass.add(full, f"{case.name}: {kind} {points}/{package.max_score}: {why}")
             for kind in WRONG_KINDS:
                 wrong = case.attempts.get(kind)
                 if wrong is not None:
-                    passed, points, _, _ = _attempt_score(package, wrong)
+                    try:
+                        passed, points, _, _ = _attempt_score(package, wrong)
+                    except Unimported as exc:
+                        rates.unimported.append(f"{case.name}: {kind}: {exc}")
+                        continue
                     rates.wrong_attempts_fail.add(
                         not passed, f"{case.name}: {kind} passes {points}/{package.max_score}"
                     )

@@ -116,14 +116,22 @@ def test_validate_a_package_zip_and_a_bare_task_json(packaged: dict[str, Package
     assert report["variants_passed"] == report["variants_total"] > 0 and report["failing_variant"] is None
     assert {v["kind"] for v in report["variants"]} >= {"ids_renamed", "stable_without_read"}
     assert report["judge"]["verdict"] == "PASS"
+    # evidence the generator did not write: every recorded write covered or excluded by a rule
+    assert [w["call_id"] for w in report["writes_covered"]] == ["c6", "c8", "c10"]
+    assert all(w["rule"] for w in report["writes_excluded"])
+    assert report["recording_mutants_caught"] == report["recording_mutants_total"] > 0
+    assert report["behaviour_variants_passed"] == report["behaviour_variants_total"]
+    assert report["ungrounded"] == []
     with zipfile.ZipFile(path) as archive:
         (tmp_path / "task.json").write_bytes(archive.read("task.json"))
     alone = json.loads(runner.invoke(app, ["validate", str(tmp_path / "task.json"), "--json"]).stdout)
     assert alone["golden_full_marks"] and alone["mutants_total"] == report["mutants_total"]
     assert alone["variants_passed"] == alone["variants_total"] == report["variants_total"]
+    assert [w["call_id"] for w in alone["writes_covered"]] == ["c6", "c8", "c10"]  # from the package alone
     text = runner.invoke(app, ["validate", str(path)])
     assert text.exit_code == 0 and "golden full marks: True" in text.stdout
     assert f"valid variants at full marks: {report['variants_total']}/{report['variants_total']}" in text.stdout
+    assert "recorded writes: 3 covered" in text.stdout and ", 0 with no rule;" in text.stdout
 
 
 def test_validate_names_the_variant_an_over_strict_checker_fails(packaged: dict[str, Packaged], tmp_path: Path) -> None:

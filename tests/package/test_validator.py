@@ -68,7 +68,9 @@ def test_coverage_wants_a_rubric_per_write(packaged: dict[str, Packaged]) -> Non
     package.task.rubrics = [r for r in package.task.rubrics if r.checker_key != "call_r16"]
     result = validate(package, import_path(EXAMPLES / name))
     coverage = next(s for s in result.scores if s.dimension is Dimension.RUBRIC_COVERAGE)
-    assert coverage.score < 2 and "write r16 (POST /api/orders) has no rubric" in coverage.explanation
+    # a recorded write no rubric checks and no rule leaves out: a wrong attempt skips it free (never PASS)
+    assert coverage.score == 0 and "r16 (POST /api/orders): no rubric checks it" in coverage.explanation
+    assert result.verdict == "NEEDS_REVISION"
 
 
 def test_verifiability_follows_the_self_check(packaged: dict[str, Packaged]) -> None:

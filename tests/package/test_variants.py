@@ -21,13 +21,13 @@ from rlauto_core.package.models import TaskPackage
 from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.recording import Call, HttpCall, Recording
 from tests.package.conftest import example_files
-from tests.package.corpora import CORPORA, ROOT, cases
+from tests.package.corpora import ROOT, TARGETED, cases
 from tests.package.offline import package_offline
 
 FORMS = ROOT / "tests" / "forms" / "corpus" / "recordings"
 RECORDINGS = [
     *(p for p in example_files() if p.suffix == ".har"),
-    *(case.recording for corpus in CORPORA for case in cases(corpus)),
+    *(case.recording for corpus in TARGETED for case in cases(corpus)),  # issue 28's corpora join once fixed
     *sorted(FORMS.glob("*.zip")),
 ]
 IDS = [f"{p.parent.parent.name}/{p.name}" for p in RECORDINGS]

@@ -1,0 +1,65 @@
+"""Changing one call of an attempt: aimed at another entity, or rebuilt with other fields (the
+self-check's mutants, of the golden and of the recording)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rlauto_core.recording import Call, HttpCall
+
+
+def _other(value: Any) -> Any:
+    """A different id of the same shape: another entity."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value + 7919
+    return f"{value}7"
+
+
+def _swap_value(node: Any, old: str, new: Any) -> tuple[Any, bool]:
+    if isinstance(node, dict):
+        changed = False
+        out: dict[str, Any] = {}
+        for key, item in node.items():
+            out[key], hit = _swap_value(item, old, new)
+            changed |= hit
+        return out, changed
+    if isinstance(node, list):
+        pairs = [_swap_value(item, old, new) for item in node]
+        return [p[0] for p in pairs], any(p[1] for p in pairs)
+    if not isinstance(node, bool) and isinstance(node, str | int | float) and str(node) == old:
+        if isinstance(node, str):
+            return new, True
+        return (int(new) if isinstance(node, int) and str(new).isdigit() else _other(node)), True
+    return node, False
+
+
+def retarget(call: Call, value: str, to: str | None = None) -> Call | None:
+    """The call aimed at another entity (`to`, else a fresh id of the same shape): every input naming
+    `value` names the other one; None if none does."""
+    new: Any = to if to is not None else _other(value)
+    if isinstance(call, HttpCall):
+        changed = False
+        url = call.url
+        pattern = re.compile(rf"(?<=[/=]){re.escape(value)}(?=[/?&#]|$)")
+        if pattern.search(url):
+            url, changed = pattern.sub(str(new), url), True
+        body = call.request_body
+        if body and call.request_body_encoding == "text":
+            try:
+                parsed, hit = _swap_value(json.loads(body), value, str(new))
+                if hit:
+                    body, changed = json.dumps(parsed), True
+            except ValueError:
+                form = re.compile(rf"(?<==){re.escape(value)}(?=&|$)")
+                if form.search(body):
+                    body, changed = form.sub(str(new), body), True
+        return rebuilt(call, url=url, request_body=body) if changed else None
+    arguments, hit = _swap_value(call.arguments, value, str(new))
+    return rebuilt(call, arguments=arguments) if hit else None
+
+
+def rebuilt(call: Call, **changes: Any) -> Call:
+    """A changed copy built afresh: `model_copy` would keep values a call caches from its url."""
+    return type(call).model_validate({**call.model_dump(), **changes})
