@@ -11,7 +11,7 @@ A takeover instead pauses THIS flow run until a person resumes it. `model: {"mod
 
 The run first takes the one agent slot, then the phone's slot: a second agent run, or a run on
 a busy phone, fails at once and says who holds it. The run's Prefect state says how it ended:
-Completed (completed, chat_ended), Failed named AgentPaused / BudgetExhausted (resumable),
+Completed (completed, blocked, chat_ended), Failed named AgentPaused / BudgetExhausted (resumable),
 Cancelled (stopped, resumable), Failed (failed, resumable).
 """
 
@@ -78,7 +78,7 @@ def _llm_gate(limit: int) -> Any:
 def _final_state(result: RunResult) -> dict[str, Any] | State[Any]:
     summary = result.model_dump(mode="json")
     hint = f"; resume it: rlauto agent run --resume {result.run_id}"
-    if result.outcome in ("completed", "chat_ended"):
+    if result.outcome in ("completed", "blocked", "chat_ended"):
         return summary
     if result.outcome == "paused":
         return Failed(name="AgentPaused", message=f"paused by the {result.fuse} fuse at step {result.steps}{hint}")
@@ -105,6 +105,7 @@ def run_agent(
     note: str | None = None,
     storage_url: str | None = None,
     takeover_timeout_s: int = 3600,
+    origin: str | None = None,
 ) -> dict[str, Any] | State[Any]:
     """A model operates the phone `serial` to do `instruction` (or goes on with `resume_run`,
     telling it `note`). Keys only from the worker's environment (AGENT_API_KEY)."""
@@ -161,5 +162,5 @@ def run_agent(
         if state is not None:
             result = loop.resume(run_id, note=note, model=run_model)
         else:
-            result = loop.start(run_id, instruction, conversation_id=conversation_id, model=run_model)
+            result = loop.start(run_id, instruction, conversation_id=conversation_id, model=run_model, origin=origin)
     return _final_state(result)

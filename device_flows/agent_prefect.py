@@ -80,8 +80,10 @@ class PrefectSink:
         storage: Storage,
         logger: logging.Logger | logging.LoggerAdapter[logging.Logger],
         redactor: Redactor | None = None,
+        takeover_hint: str = "do it on the phone, then Resume this flow run (an optional note goes to the agent)",
     ) -> None:
         self.run_id, self.flow_run_id = run_id, flow_run_id
+        self._takeover_hint = takeover_hint  # what the run log tells the person a takeover needs
         self._storage = storage
         self._logger = logger
         self._redactor = redactor or Redactor()
@@ -116,11 +118,7 @@ class PrefectSink:
                 f"agent run {event.run_id} {verb} on {event.serial} with {event.model}: {event.instruction[:300]}"
             )
         elif isinstance(event, TakeoverRequested):
-            self._log(
-                f"a person is needed ({event.reason}): {event.message} -- do it on the phone, then Resume this "
-                "flow run (an optional note goes to the agent)",
-                logging.WARNING,
-            )
+            self._log(f"a person is needed ({event.reason}): {event.message} -- {self._takeover_hint}", logging.WARNING)
         elif isinstance(event, PolicyApplied) and event.kind is NoticeKind.PAUSE:
             self._log(f"run policy: {event.fuse} fuse at step {event.step}: {event.detail}", logging.WARNING)
         elif isinstance(event, RunEnded):

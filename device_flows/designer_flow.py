@@ -77,7 +77,7 @@ def design_task(
             recall=MemoryRecall(storage),
             mode=designer_mode(storage),
         )
-        result = loop.start(str(run_id), description, model=run_model)
+        result = loop.start(str(run_id), description, model=run_model, origin="designer")
     draft = DraftStore(storage).latest()
     if result.outcome != "completed" or draft is None or draft.run_id != str(run_id):
         return Failed(message=f"no valid draft: the designer run ended {result.outcome}: {result.answer[:300]}")

@@ -64,9 +64,10 @@ def _adb_devices() -> list[AgentDevice]:
 
 
 class PrefectAgentLauncher:
-    def __init__(self, storage_url: str, deployment: str = RUN_AGENT_DEPLOYMENT) -> None:
+    def __init__(self, storage_url: str, deployment: str = RUN_AGENT_DEPLOYMENT, origin: str | None = None) -> None:
         runtime.configure()
         self.storage_url, self.deployment = storage_url, deployment
+        self.origin = origin  # who starts runs through this launcher (the run list shows it)
 
     # -- what can be chosen ---------------------------------------------------------------
     def devices(self) -> list[AgentDevice]:
@@ -132,6 +133,7 @@ class PrefectAgentLauncher:
             "serial": serial,
             "conversation_id": conversation_id,
             "model": model.model_dump(mode="json") if model else None,
+            "origin": self.origin,
         }
         flow_run_id = self._create(parameters, [])
         return LaunchedAgentRun(run_id=flow_run_id, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id))

@@ -89,8 +89,8 @@ def follow(
     return outcome
 
 
-def _launcher(storage_url: str | None) -> PrefectAgentLauncher:
-    return PrefectAgentLauncher(storage_url or Settings().rlauto_storage_url)
+def _launcher(storage_url: str | None, origin: str = "sdk") -> PrefectAgentLauncher:
+    return PrefectAgentLauncher(storage_url or Settings().rlauto_storage_url, origin=origin)
 
 
 def run_agent(
@@ -102,9 +102,11 @@ def run_agent(
     storage_url: str | None = None,
     on_event: OnEvent | None = None,
     on_launch: Callable[[LaunchedAgentRun], None] | None = None,
+    origin: str = "sdk",
 ) -> AgentRunOutcome:
-    """Start an agent run on the phone `serial` and wait for its end."""
-    launcher = _launcher(storage_url)
+    """Start an agent run on the phone `serial` and wait for its end (`origin`: who started it,
+    as the dashboard's run list shows it)."""
+    launcher = _launcher(storage_url, origin)
     launched = launcher.start(instruction, serial, conversation_id, model)
     if on_launch is not None:
         on_launch(launched)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create the work pool `phones` (process) when missing and deploy the device flows to it:
-# record-gesture, replay-gesture, run-steps, run-agent, design-task (prefect.yaml puts them on
+# record-gesture, replay-gesture, run-steps, run-agent, design-task, eval-agent-suite (prefect.yaml puts them on
 # `phones`). Needs PREFECT_API_URL. `rlauto up --phones` runs it; a phone host's operator too.
 # RLAUTO_PYTHON: the interpreter that has RL-Auto installed with its device extra.
 set -euo pipefail
@@ -11,4 +11,4 @@ if [ -z "${RLAUTO_PYTHON:-}" ]; then
 fi
 "$RLAUTO_PYTHON" -m prefect work-pool inspect phones >/dev/null 2>&1 \
   || "$RLAUTO_PYTHON" -m prefect work-pool create phones --type process >/dev/null
-"$RLAUTO_PYTHON" -m prefect --no-prompt deploy -n record-gesture -n replay-gesture -n run-steps -n run-agent -n design-task
+"$RLAUTO_PYTHON" -m prefect --no-prompt deploy -n record-gesture -n replay-gesture -n run-steps -n run-agent -n design-task -n eval-agent-suite

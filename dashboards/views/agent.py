@@ -1,6 +1,6 @@
 """Agent: choose a phone (busy ones disabled), send an instruction, watch the run live (step
 cards with thumbnails, reasoning, token usage, liveness), stop it, hand a takeover back with a
-note, resume a paused run, and list the conversations.
+note, resume a paused run, list the conversations and every recent run whoever started it.
 
 Runs are started, stopped and handed back through the `AgentLauncher` the app is handed;
 what they did is read from storage (their event logs, states and conversations).
@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from dashboards.agent_launcher import AgentLauncher
 from dashboards.repository import Repository
-from dashboards.views import agent_run
+from dashboards.views import agent_run, agent_runs
 from rlauto_core.agent.launch import AgentDevice
 from rlauto_core.agent.run import AgentStateError, ConversationStore, ModelChoice, RunStore
 from rlauto_core.errors import RlautoError
@@ -112,10 +112,10 @@ def _conversations(storage: Storage, redactor: Redactor) -> str:
         return str(current)
     with st.expander(f"Conversation {redactor.markdown(current)}: {len(messages)} messages", expanded=False):
         for number, message in enumerate(messages):
-            head = message.role + (f" · {message.outcome}" if message.outcome else "")
+            head = redactor.markdown(message.role + (f" · {message.outcome}" if message.outcome else ""))
             if message.usage is not None:
-                head += f" · 🪙 {message.usage.total_tokens:,} tokens"
-            st.caption(redactor.markdown(head))
+                head += f" · :material/toll: {message.usage.total_tokens:,} tokens"
+            st.caption(head)
             st.text(redactor.text(message.content)[:2000])
             if message.run_id and st.button("Watch this run", key=f"agent_watch_{number}_{message.run_id}"):
                 agent_run.watch(message.run_id)
@@ -177,5 +177,6 @@ def render(repository: Repository, launcher: AgentLauncher, redactor: Redactor) 
         _phones(launcher, redactor)
         conversation_id = _conversations(storage, redactor)
         _send(launcher, redactor, conversation_id)
+        agent_runs.recent_runs(storage, redactor)
     with right:
         agent_run.live(storage, launcher, redactor)

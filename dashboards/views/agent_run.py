@@ -91,7 +91,7 @@ def _usage(view: RunView) -> None:
     usage = view.usage
     note = "" if view.usage_reported else " (the endpoint reports no token counts)"
     st.markdown(
-        f"🪙 **{usage.total_tokens:,} tokens** (↑{usage.prompt_tokens:,} ↓{usage.completion_tokens:,} · "
+        f":material/toll: **{usage.total_tokens:,} tokens** (↑{usage.prompt_tokens:,} ↓{usage.completion_tokens:,} · "
         f"{usage.calls} model calls) · {view.steps} steps{note}"
     )
 
@@ -119,7 +119,7 @@ def _controls(view: RunView, launcher: AgentLauncher, redactor: Redactor) -> Non
 def live(storage: Storage, launcher: AgentLauncher, redactor: Redactor) -> None:
     run_id = watched()
     if run_id is None:
-        st.caption("Send an instruction, or open a run of a conversation, to watch it here.")
+        st.caption("Send an instruction, or open a recent run or a run of a conversation, to watch it here.")
         return
     try:
         view = _view(storage, run_id)

@@ -55,7 +55,8 @@ def _card(storage: Storage, redactor: Redactor, event: Any) -> None:
                 st.caption("(screen not in storage)")
     elif isinstance(event, MemoryRecalled):
         st.info(
-            "🧠 " + redactor.markdown(event.message) + ": " + redactor.markdown(", ".join(h.title for h in event.hits))
+            redactor.markdown(event.message) + ": " + redactor.markdown(", ".join(h.title for h in event.hits)),
+            icon=":material/psychology:",
         )
     elif isinstance(event, TaskReported):
         st.info(f"report ({event.kind}): {redactor.markdown(short(event.summary, 400))}")

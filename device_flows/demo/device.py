@@ -4,12 +4,16 @@ With a `Home` (the demo apps) its screens are the apps'; without one, a fixed li
 `elements` (what a step task's tests need). Shell commands a person or a checker uses work as on
 Android: `input tap X Y | text TEXT | keyevent KEY | swipe ...`, `monkey -p PKG` and
 `am start -n PKG/...` (launch), `am force-stop PKG`, `settings get|put global NAME [VALUE]`, and
-`dumpsys rlauto-demo` (every app's state as one JSON object, for checkers). `getevent -lp`
+`dumpsys rlauto-demo` (every app's state as one JSON object, for checkers), and
+`cmd rlauto-demo restore BASE64` (every app set to a task suite's start state, a `DemoFixture` as
+base64 JSON; it answers nothing, or `error: ...`). `getevent -lp`
 answers `caps`, and `getevent -lt` streams `trace` (the ADB server replays it at its pace).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import shlex
@@ -22,8 +26,9 @@ from device_flows.demo.home import Home
 from device_flows.demo.screen import Element
 from device_flows.demo.settings_app import PACKAGE as SETTINGS
 from device_flows.demo.settings_app import SettingsApp
+from rlauto_core.agent.suite import DEMO_RESTORE_COMMAND, DEMO_STATE_COMMAND, DemoFixture
 
-STATE_COMMAND = "dumpsys rlauto-demo"
+STATE_COMMAND = DEMO_STATE_COMMAND
 # Android's key codes for the keys a person sends with `input keyevent`
 _KEYCODES = {"3": "home", "4": "back", "66": "enter", "67": "delete", "187": "recent"}
 
@@ -68,6 +73,8 @@ class DemoPhone:
             return b""
         if command == STATE_COMMAND:
             return (json.dumps(self.state(), ensure_ascii=False) + "\n").encode()
+        if command.startswith(DEMO_RESTORE_COMMAND + " "):
+            return self._restore(command.removeprefix(DEMO_RESTORE_COMMAND).strip())
         if words[:2] == ["settings", "get"] or words[:2] == ["settings", "put"]:
             return self._settings(words)
         if command.startswith("getevent") and ("-lp" in command or "-p" in words):
@@ -110,6 +117,16 @@ class DemoPhone:
         else:
             return False
         return True
+
+    def _restore(self, encoded: str) -> bytes:
+        if self.home is None:
+            return b"error: this phone has no demo apps\n"
+        try:
+            fixture = DemoFixture.model_validate_json(base64.b64decode(encoded, validate=True))
+        except (ValueError, binascii.Error) as exc:
+            return f"error: not a start state: {str(exc).splitlines()[0][:200]}\n".encode()
+        self.home.restore(fixture)
+        return b""
 
     def _settings(self, words: list[str]) -> bytes:
         home = self.home

@@ -13,6 +13,7 @@ from device_flows.demo.notes import NotesApp
 from device_flows.demo.screen import App, Element, box, render
 from device_flows.demo.settings_app import SettingsApp
 from device_flows.demo.shopping import ShoppingApp
+from rlauto_core.agent.suite import DemoFixture
 
 LAUNCHER = "com.android.launcher"
 _RENDERED_KEPT = 16  # screens drawn lately: a run goes back and forth between a few
@@ -92,6 +93,18 @@ class Home:
         with self.lock:
             if package == self.package:
                 self.package = LAUNCHER
+
+    def restore(self, fixture: DemoFixture) -> None:
+        """Every app to a task's start state (those this phone has), the launcher in front."""
+        with self.lock:
+            for app in self.apps.values():
+                if isinstance(app, NotesApp):
+                    app.restore(fixture.notes.notes, fixture.notes.signed_in)
+                elif isinstance(app, ShoppingApp):
+                    app.restore(fixture.shopping.items, fixture.shopping.bought)
+                elif isinstance(app, SettingsApp):
+                    app.restore(fixture.settings.model_dump())
+            self.package = LAUNCHER
 
     def render(self) -> bytes:
         with self.lock:

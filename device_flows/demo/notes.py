@@ -114,6 +114,11 @@ class NotesApp:
             return True
         return key != "back"
 
+    def restore(self, notes: list[str], signed_in: bool) -> None:
+        """A task's start (the eval's reset): these notes, signed in or not, the list in front."""
+        self.notes, self.signed_in, self.needs_login = list(notes), signed_in, not signed_in
+        self.screen, self.draft, self.typed_password, self.focused = "list", "", "", False
+
     def sign_in(self) -> None:
         """What the person does during a takeover: the right password, accepted."""
         self.signed_in, self.typed_password, self.focused = True, "", False

@@ -68,5 +68,8 @@ class SettingsApp:
         self.on[name] = value == "1"
         return True
 
+    def restore(self, on: dict[str, bool]) -> None:
+        self.on = {name: bool(on.get(name, False)) for name in self.on}
+
     def state(self) -> dict[str, object]:
         return dict(self.on)

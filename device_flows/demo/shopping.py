@@ -74,5 +74,8 @@ class ShoppingApp:
         self.focused = False
         return key != "back"
 
+    def restore(self, items: list[str], bought: list[str]) -> None:
+        self.items, self.bought, self.entry, self.focused = list(items), set(bought), "", False
+
     def state(self) -> dict[str, object]:
         return {"items": list(self.items), "bought": sorted(self.bought)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flows.cli import (
     agent_cmd,  # noqa: F401  (registers its command)
+    agent_eval_cmd,  # noqa: F401  (registers its command)
     dashboard_cmd,  # noqa: F401  (registers its command)
     dataset_cmd,  # noqa: F401  (registers its command)
     designer_cmd,  # noqa: F401  (registers its command)

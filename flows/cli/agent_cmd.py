@@ -140,7 +140,7 @@ def run_command(
     tasks without a key (`rlauto phone demo`).
 
     Exit 0 when the run completed, 1 when it ended otherwise (paused, budget_exhausted, stopped,
-    failed, chat_ended: see the answer), 2 when it could not start (a busy phone, another agent
+    failed, blocked, chat_ended: see the answer), 2 when it could not start (a busy phone, another agent
     run, no deployment, bad input). Ctrl-C stops the run (resumable)."""
     from flows.agent_sdk import AgentRunOutcome, resume_agent, run_agent
     from rlauto_core.errors import RlautoError
@@ -166,7 +166,7 @@ def run_command(
                                                     on_launch=started)  # fmt: skip
         else:
             outcome = run_agent(instruction, device, conversation_id=conversation, model=choice, storage_url=storage,
-                                on_event=show, on_launch=started)  # fmt: skip
+                                on_event=show, on_launch=started, origin="cli")  # fmt: skip
     except RlautoError as exc:
         fail(exc)
     except KeyboardInterrupt:

@@ -29,6 +29,6 @@ if __name__ == "__main__":
         repository,
         launcher,
         settings,
-        agent_launcher=PrefectAgentLauncher(repository.root_uri),
+        agent_launcher=PrefectAgentLauncher(repository.root_uri, origin="dashboard"),
         memory=PrefectMemoryLauncher(repository.root_uri),
     )

@@ -163,7 +163,9 @@ def up_command(
     if not no_dashboard:
         typer.echo(f"Dashboard:   {stack['dashboard_url']}")
     if phones:
-        typer.echo("Phones:      pool phones, a worker on it; run-agent, design-task, run-steps deployed")
+        typer.echo(
+            "Phones:      pool phones, a worker on it; run-agent, design-task, eval-agent-suite, run-steps deployed"
+        )
         typer.echo("             no phone? `rlauto phone demo` starts the demo phone")
     typer.echo(f"Logs:        {logs}")
 

@@ -132,3 +132,24 @@ def test_a_paused_run_offers_resume_with_a_note(storage: FsspecStorage) -> None:
     at.text_input(key="agent_resume_note_run-fused").input("the popup is closed").run()
     at.button(key="agent_resume_run-fused").click().run()
     assert launcher.calls == [("resume", "run-fused", "the popup is closed")]
+
+
+def test_recent_runs_list_every_run_newest_first_whoever_started_it_and_open_it_here(
+    make_loop: MakeLoop, fake_llm: FakeLlmServer, notes_app: NotesApp, storage: FsspecStorage
+) -> None:
+    notes_app.sign_in()
+    fake_llm.script("agent", *WRITE_NOTE)
+    assert make_loop().loop.start("run-cli", "Write the note 'Call Alice'", origin="cli").outcome == "completed"
+    fake_llm.script("agent", turn(text="Hello."))
+    assert make_loop().loop.start("run-eval", "Say hello", origin="eval").outcome == "chat_ended"
+    at = _page(storage, FakeAgentLauncher(phones=[AgentDevice(serial=SERIAL)]))
+    assert not at.exception
+    rows = [b for b in at.button if b.key.startswith("agent_open_")]
+    assert [b.key for b in rows] == ["agent_open_run-eval", "agent_open_run-cli"]  # the newest first
+    assert "**chat ended**" in rows[0].label and "· eval ·" in rows[0].label
+    assert "**completed**" in rows[1].label and "· cli ·" in rows[1].label and "· 8 steps" in rows[1].label
+    assert "Say hello" in _markdown(at) and "🪙" not in _markdown(at)
+    at.button(key="agent_open_run-cli").click().run()
+    assert at.session_state["agent_run"] == "run-cli" and at.query_params["agent_run"] in ("run-cli", ["run-cli"])
+    assert "**Step 1 · app_start** · ok" in _markdown(at) and ":material/toll:" in _markdown(at)
+    assert at.button(key="agent_open_run-cli").disabled  # the watched run is marked, not offered again

@@ -136,7 +136,7 @@ def test_the_agent_page_runs_a_task_with_a_takeover_in_chromium(
                 page.get_by_role("button", name="Hand back to the agent").click()
                 expect(page.get_by_text("Ended: completed")).to_be_visible()
                 expect(page.get_by_text("Wrote the note").first).to_be_visible()
-                expect(page.get_by_text(re.compile(r"🪙 [1-9][\d,]* tokens"))).to_be_visible()
+                expect(page.get_by_text(re.compile(r"[1-9][\d,]* tokens \(↑"))).to_be_visible()
                 done = [e for e in run_events(storage, run_id) if isinstance(e, ToolCalled)]
                 wait_for(lambda: len(_cards(page)) == len(done), timeout=60)
                 assert len(set(_cards(page))) == len(done) > 2

@@ -9,7 +9,7 @@ from prefect import Flow
 
 from tests.conftest import REPO_ROOT
 
-DEVICE = {"record-gesture", "replay-gesture", "run-steps", "run-agent", "design-task"}
+DEVICE = {"record-gesture", "replay-gesture", "run-steps", "run-agent", "design-task", "eval-agent-suite"}
 
 
 def test_device_deployments_target_the_phones_pool_and_existing_flows() -> None:

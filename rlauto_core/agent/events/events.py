@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from rlauto_core.agent.policy import Fuse, NoticeKind, Rejected
 from rlauto_core.llm.types import TokenUsage
 
-Outcome = Literal["completed", "paused", "budget_exhausted", "chat_ended", "stopped", "failed"]
+Outcome = Literal["completed", "blocked", "paused", "budget_exhausted", "chat_ended", "stopped", "failed"]
 # outcomes a run can be resumed from, history intact
 RESUMABLE: frozenset[str] = frozenset({"paused", "budget_exhausted", "stopped", "failed"})
 

@@ -6,6 +6,7 @@ the CLI, the SDK) share: the deployment and slot names, what a launch gives back
 from rlauto_core.agent.launch.launch import (
     AGENT_HOLDER_VARIABLE,
     AGENT_SLOT,
+    EVAL_SUITE_DEPLOYMENT,
     RUN_AGENT_DEPLOYMENT,
     AgentDevice,
     LaunchedAgentRun,
@@ -18,6 +19,7 @@ from rlauto_core.agent.launch.launch import (
 __all__ = [
     "AGENT_HOLDER_VARIABLE",
     "AGENT_SLOT",
+    "EVAL_SUITE_DEPLOYMENT",
     "RUN_AGENT_DEPLOYMENT",
     "AgentDevice",
     "LaunchStatus",

@@ -9,6 +9,7 @@ import re
 from pydantic import BaseModel
 
 RUN_AGENT_DEPLOYMENT = "run-agent/run-agent"
+EVAL_SUITE_DEPLOYMENT = "eval-agent-suite/eval-agent-suite"  # an agent task suite on one phone
 # the one agent slot and the variable naming its holder (a Prefect global concurrency limit of 1)
 AGENT_SLOT = "agent"
 AGENT_HOLDER_VARIABLE = "agent-slot"

@@ -36,6 +36,7 @@ from rlauto_core.agent.run.conversation import REASONING_CHARS, ConversationMess
 from rlauto_core.agent.run.heartbeat import HEARTBEAT_S, Checkpoint, Heartbeat, StopRequested, WaitingOn
 from rlauto_core.agent.run.memory_hooks import RecallSource, RunDistiller, distil_run, recall_into
 from rlauto_core.agent.run.mode import AGENT_MODE, LoopMode
+from rlauto_core.agent.run.run_list import RunList
 from rlauto_core.agent.run.settings import AgentSettings, RunModel
 from rlauto_core.agent.run.state import Round, RunState, RunStore
 from rlauto_core.agent.run.turn import ActiveRun, TurnEnd, run_tools
@@ -126,10 +127,16 @@ class AgentLoop:
 
     # -- entry points ----------------------------------------------------------------------
     def start(
-        self, run_id: str, instruction: str, *, conversation_id: str | None = None, model: RunModel | None = None
+        self,
+        run_id: str,
+        instruction: str,
+        *,
+        conversation_id: str | None = None,
+        model: RunModel | None = None,
+        origin: str | None = None,
     ) -> RunResult:
         """A new run on `model` (what the caller's client talks to; these settings' model when
-        None), kept in the run's state for its resumes."""
+        None), kept in the run's state for its resumes; `origin` says who started it (the run list)."""
         if not instruction.strip():
             raise ConfigError("the instruction is empty")
         if self.runs.load(run_id) is not None:
@@ -144,8 +151,10 @@ class AgentLoop:
             conversation_id=conversation_id,
             mode=self.mode.name,
             model=model or self.settings.run_model(),
+            origin=origin,
         )
         state.history = history
+        RunList(self.storage).add(state)
         if conversation_id:
             message = ConversationMessage(role="user", content=instruction, run_id=run_id)
             self.conversations.append(conversation_id, message)

@@ -23,7 +23,11 @@ How to work:
   narrate every tap.
 - The task is finished ONLY when `report_task` with kind "completion" is accepted: todo empty, the
   items you checked, the evidence, and every deliverable as a files/... path. Saying "done" in a
-  message changes nothing. Check the whole goal before you report completion.
+  message changes nothing. Check the whole goal before you report completion. If the goal already
+  holds when you look, do not do it again: report completion with what shows it.
+- If the task cannot be done on this phone as asked (the app, setting or item does not exist, the
+  request contradicts itself), do not loop and do not claim completion: `report_task` with kind
+  "blocked", saying why and what you checked. Change nothing.
 - If something fails, diagnose: say what you tried and what happened, then choose another method.
   Hand the phone to a person with `request_takeover` ONLY for login, 2FA, captcha, missing
   information or authorisation; a person acts, then you get a fresh screenshot and their note.

@@ -25,7 +25,16 @@ from rlauto_core.store.storage import Storage
 KEEP_ROUNDS = 40
 DIGEST_LINES = 400
 RunStatus = Literal[
-    "new", "running", "waiting_for_person", "paused", "budget_exhausted", "completed", "chat_ended", "stopped", "failed"
+    "new",
+    "running",
+    "waiting_for_person",
+    "paused",
+    "budget_exhausted",
+    "completed",
+    "blocked",
+    "chat_ended",
+    "stopped",
+    "failed",
 ]
 
 
@@ -76,6 +85,7 @@ class RunState(BaseModel):
     instruction: str
     conversation_id: str | None = None
     mode: str = "agent"
+    origin: str | None = None  # who started it: cli, sdk, dashboard, eval, designer (run_list.ORIGINS)
     # what the run runs on (a resume keeps it unless it names another); None in runs from before
     model: RunModel | None = None
     # recipes and actions recalled at the start, appended to the system prompt (kept for a resume)

@@ -38,7 +38,7 @@ from rlauto_core.llm.tool_types import ToolCall, TurnReply
 class TurnEnd:
     """Why the run ends after this turn."""
 
-    outcome: Literal["completed", "paused", "chat_ended"]
+    outcome: Literal["completed", "blocked", "paused", "chat_ended"]
     fuse: Fuse | None = None
     answer: str = ""
     deliverables: tuple[str, ...] = ()
@@ -195,7 +195,9 @@ def run_tools(run: ActiveRun, reply: TurnReply) -> TurnEnd | None:
         if end is None and outcome.completion is not None and outcome.completion.accepted:
             assert outcome.report is not None
             end = TurnEnd(
-                outcome="completed", answer=outcome.report.summary, deliverables=tuple(outcome.completion.deliverables)
+                outcome="blocked" if outcome.report.kind == "blocked" else "completed",
+                answer=outcome.report.summary,
+                deliverables=tuple(outcome.completion.deliverables),
             )
     if end is None and (took_over or changed_since_screen):
         caption = "after the takeover" if took_over else f"after step {state.steps}"
@@ -224,7 +226,7 @@ def _emit_report(run: ActiveRun, outcome: ToolOutcome) -> None:
             step=run.state.steps,
             kind=report.kind,
             summary=report.summary,
-            accepted=outcome.ok if report.kind == "completion" else True,
+            accepted=outcome.ok if report.kind in ("completion", "blocked") else True,
             problems=check.problems if check else [],
             checked=report.checked,
             evidence=report.evidence,

@@ -4,6 +4,8 @@ The model records progress, method changes and needed information with `report_t
 complete only when a `completion` report passes: its todo list is empty, it names what was
 checked and the evidence, and every deliverable is a file in the run's own folder that exists,
 is not empty, is readable and does not escape the folder. Saying "done" in text changes nothing.
+A `blocked` report ends the run too, without a result: the task cannot be done on this phone as
+asked (the app, setting or item does not exist); it is accepted when it says what was checked.
 The check proves the files can be had; whether their content answers the task rests on the
 evidence the model gives.
 """
@@ -18,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from rlauto_core.agent.events import layout
 from rlauto_core.store.storage import Storage
 
-ReportKind = Literal["progress", "method_change", "info_needed", "completion"]
+ReportKind = Literal["progress", "method_change", "info_needed", "completion", "blocked"]
+# the reports that end a run when accepted
+ENDING_KINDS = ("completion", "blocked")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
 MAX_FILE_BYTES = 1024 * 1024
 
@@ -28,7 +32,7 @@ class TaskReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: ReportKind = Field(description="progress | method_change | info_needed | completion")
+    kind: ReportKind = Field(description="progress | method_change | info_needed | completion | blocked")
     summary: str = Field(min_length=1, max_length=4000, description="what happened, or the final answer")
     checked: list[str] = Field(default_factory=list, max_length=50, description="items done and verified")
     todo: list[str] = Field(default_factory=list, max_length=50, description="what is left; empty to complete")
@@ -63,16 +67,19 @@ def normalized(path: str) -> str:
 
 
 def check_completion(report: TaskReport, storage: Storage, run_id: str) -> CompletionCheck:
-    """Accept a completion, or say every reason it is refused."""
+    """Accept a completion (or a blocker report), or say every reason it is refused."""
     problems: list[str] = []
-    if report.kind != "completion":
+    if report.kind not in ENDING_KINDS:
         return CompletionCheck(accepted=False, problems=["not a completion report"])
-    if report.todo:
-        problems.append(f"the todo list is not empty ({len(report.todo)} left: {'; '.join(report.todo)[:300]})")
-    if not report.checked:
-        problems.append("list the items you completed and checked in `checked`")
-    if not report.evidence:
-        problems.append("give the evidence that each item is done in `evidence`")
+    if report.kind == "blocked" and not report.checked:
+        problems.append("list what you checked that shows the task cannot be done, in `checked`")
+    if report.kind == "completion":
+        if report.todo:
+            problems.append(f"the todo list is not empty ({len(report.todo)} left: {'; '.join(report.todo)[:300]})")
+        if not report.checked:
+            problems.append("list the items you completed and checked in `checked`")
+        if not report.evidence:
+            problems.append("give the evidence that each item is done in `evidence`")
     delivered: list[str] = []
     for path in report.deliverables:
         problem = deliverable_problem(path)

@@ -115,7 +115,9 @@ _DESCRIPTIONS: dict[str, tuple[str, type[BaseModel]]] = {
     "write_file": ("Write a text deliverable files/NAME of this run (results, lists, notes).", WriteFileArgs),
     "report_task": (
         "Report progress, a method change, information you need, or completion. The task is done only "
-        "when a completion is accepted: todo empty, checked items, evidence, deliverables as files/... paths.",
+        "when a completion is accepted: todo empty, checked items, evidence, deliverables as files/... paths. "
+        "kind blocked: the task cannot be done on this phone as asked (say why and what you checked); "
+        "the run ends without a result.",
         TaskReport,
     ),
     "request_takeover": (

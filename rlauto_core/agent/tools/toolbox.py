@@ -16,7 +16,14 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rlauto_core.agent.policy import Rejected, default_state_changing
 from rlauto_core.agent.tools.local import LocalCall, LocalTool
-from rlauto_core.agent.tools.report import CompletionCheck, TaskReport, check_completion, checked_name, save_file
+from rlauto_core.agent.tools.report import (
+    ENDING_KINDS,
+    CompletionCheck,
+    TaskReport,
+    check_completion,
+    checked_name,
+    save_file,
+)
 from rlauto_core.agent.tools.screens import ScreenRef, ScreenStore
 from rlauto_core.agent.tools.takeover import TakeoverArgs
 from rlauto_core.agent.tools.tool_args import (
@@ -276,16 +283,15 @@ class Toolbox:
         return self._done("write_file", args, f"wrote {path} ({len(args.content)} characters)")
 
     def _report_task(self, report: TaskReport) -> ToolOutcome:
-        if report.kind != "completion":
+        if report.kind not in ENDING_KINDS:
             return self._done("report_task", report, f"{report.kind} recorded; go on with the task", report=report)
         check = check_completion(report, self.storage, self.run_id)
+        word = "completion" if report.kind == "completion" else "blocker report"
         if check.accepted:
-            return self._done(
-                "report_task", report, "completion accepted: the run ends", report=report, completion=check
-            )
+            return self._done("report_task", report, f"{word} accepted: the run ends", report=report, completion=check)
         problems = "; ".join(check.problems)
         outcome = self._failed(
-            "report_task", report.model_dump(mode="json", exclude_defaults=True), f"completion refused: {problems}"
+            "report_task", report.model_dump(mode="json", exclude_defaults=True), f"{word} refused: {problems}"
         )
         return outcome.model_copy(update={"report": report, "completion": check})
 
