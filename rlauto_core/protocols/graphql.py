@@ -62,8 +62,11 @@ class Operation:
 
 
 def is_endpoint(path: str) -> bool:
-    segments = [s for s in path.lower().split("/") if s]
-    return bool(segments) and segments[-1] in ENDPOINT_WORDS
+    tail = path[-16:].rstrip("/").lower()  # asked of every call of a big recording: no split
+    return tail.endswith(_ENDPOINT_TAILS) and tail.rsplit("/", 1)[-1] in ENDPOINT_WORDS
+
+
+_ENDPOINT_TAILS = tuple(ENDPOINT_WORDS)
 
 
 def _strip(document: str) -> str:
@@ -226,16 +229,21 @@ def looks_like_request(payload: Any) -> bool:
 def request_payloads(call: HttpCall) -> list[dict[str, Any]] | None:
     """The request objects a call carries, or None when it is no GraphQL call: a POST's JSON body
     (one object or a batch), an `application/graphql` document, a GET's query parameters."""
-    endpoint = is_endpoint(call.path)
     if call.method.upper() == "GET":
-        params = dict(parse_qsl(call.query_string, keep_blank_values=True))
+        qs = call.query_string
+        if not qs or ("query=" not in qs and "extensions=" not in qs):
+            return None  # most GETs: no parsing at all (a 28k-call recording asks this of every call)
+        params = dict(parse_qsl(qs, keep_blank_values=True))
         if not params.get("query") and not params.get("extensions"):
             return None
-        if not endpoint and not looks_like_request(params):
+        if not is_endpoint(call.path) and not looks_like_request(params):
             return None
         return [dict(params)]
     body = call.request_body
     if not body or call.request_body_encoding != "text" or len(body) > MAX_BODY:
+        return None
+    endpoint = is_endpoint(call.path)
+    if not endpoint and '"query"' not in body and '"extensions"' not in body and "graphql" not in body[:200]:
         return None
     content_type = (call.header("content-type") or "").lower()
     if "application/graphql" in content_type and "json" not in content_type:

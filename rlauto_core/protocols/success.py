@@ -123,6 +123,20 @@ def body_failure(answer: Any) -> str | None:
     return None
 
 
+_SIGNALS = ('"error', '"ok"', '"success"', '"status"', '"errcode"', '"err_code"', '"msg"')
+_SMALL = 4096
+
+
+def _may_say_failure(call: HttpCall, body: str) -> bool:
+    """Could this answer hold a protocol's error signal? Only then is it parsed: a write's answer or
+    an RPC's, or a small answer naming a signal (a big listing a read answered is never one)."""
+    writes = call.method.upper() in ("POST", "PUT", "PATCH", "DELETE")
+    if not writes and len(body) > _SMALL:
+        return False
+    head = body[:_SMALL] if not writes else body
+    return any(signal in head for signal in _SIGNALS)
+
+
 def http_failure(call: HttpCall, form_reason: str | None = None) -> str | None:
     """Why an HTTP call failed, or None: its status, a form's errors, then its protocol's signal."""
     if call.status is None:
@@ -133,10 +147,13 @@ def http_failure(call: HttpCall, form_reason: str | None = None) -> str | None:
         return f"HTTP {call.status}"
     if call.status >= 300:
         return None
-    answer = _json(call.response_body, call.response_body_encoding)
+    operation = operation_of(call)
+    body = call.response_body
+    if not body or (operation is None and not _may_say_failure(call, body)):
+        return None
+    answer = _json(body, call.response_body_encoding)
     if answer is None:
         return None
-    operation = operation_of(call)
     return graphql_failure(answer, operation) if operation is not None else body_failure(answer)
 
 
