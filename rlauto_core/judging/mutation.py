@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from rlauto_core.recording import Call, HttpCall
 
@@ -52,12 +53,26 @@ def retarget(call: Call, value: str, to: str | None = None) -> Call | None:
                 if hit:
                     body, changed = json.dumps(parsed), True
             except ValueError:
-                form = re.compile(rf"(?<==){re.escape(value)}(?=&|$)")
-                if form.search(body):
-                    body, changed = form.sub(str(new), body), True
+                swapped = _swap_form(body, value, str(new))
+                if swapped is not None:
+                    body, changed = swapped, True
         return rebuilt(call, url=url, request_body=body) if changed else None
     arguments, hit = _swap_value(call.arguments, value, str(new))
     return rebuilt(call, arguments=arguments) if hit else None
+
+
+def _swap_form(body: str, value: str, new: str) -> str | None:
+    """A form body with every field holding `value` given `new`: url-encoded (decoded to compare, so
+    `Renew+the+status-page+domain` is found), or a multipart text part holding exactly it."""
+    marker = f"\r\n\r\n{value}\r\n"
+    if marker in body:
+        return body.replace(marker, f"\r\n\r\n{new}\r\n")
+    if "=" not in body or "\n" in body:
+        return None
+    pairs = parse_qsl(body, keep_blank_values=True)
+    if not any(v == value for _, v in pairs):
+        return None
+    return urlencode([(k, new if v == value else v) for k, v in pairs])
 
 
 def rebuilt(call: Call, **changes: Any) -> Call:

@@ -19,8 +19,10 @@ from typing import Any
 from rlauto_core.evidence.classify import WRITE_VERBS, name_tokens
 from rlauto_core.evidence.models import EntityRef, Evidence
 from rlauto_core.judging.accounting import repeated
+from rlauto_core.judging.grounding import clauses
 from rlauto_core.judging.mutation import rebuilt, retarget
 from rlauto_core.package.calls import attempt_from_calls
+from rlauto_core.package.dataflow import input_locations, scalars
 from rlauto_core.package.golden import call_target
 from rlauto_core.package.models import CoveredWrite, ExcludedWrite, RecordingMutantKind
 from rlauto_core.package.reach import listed_with
@@ -191,6 +193,27 @@ class _Mutator:
                 yield "other_operation", f"{write.call_id}: {other[1]}", ids, replaced
             failed = self.attempt(write.call_id, protocol_error)
             yield "protocol_error", f"{what} answered with its protocol's error", ids, failed
+            stated = _stated(call, self.recording.task.instruction, target.value if target else None)
+            if stated:  # what the instruction says this write sends ('Fixed in 2.4', SKU ECS-01), sent otherwise
+                changed = self.attempt(write.call_id, partial(_restated, values=stated))
+                shown = ", ".join(repr(v) for v in stated[:3])
+                yield "wrong_content", f"{what} sends other values than the instruction's {shown}", ids, changed
+
+
+def _stated(call: Call, instruction: str, target: str | None) -> list[str]:
+    """The instruction's quoted strings and named values this write sends (not what it acts on)."""
+    sent = {str(v) for loc in input_locations(call) for v in scalars(loc.value) if v is not None}
+    return [c for c in clauses(instruction) if c in sent and c != target]
+
+
+def _restated(call: Call, values: list[str]) -> Call:
+    for value in values:
+        call = retarget(call, value, _otherwise(value)) or call
+    return call
+
+
+def _otherwise(value: str) -> str:
+    return str(int(value) + 1) if value.isdigit() else f"{value} (other)"
 
 
 def _aimed(call: Call, value: str, to: str | None) -> Call:

@@ -165,7 +165,7 @@ class ExcludedWrite(BaseModel):
     rule: WriteRule | None = None
 
 
-RecordingMutantKind = Literal["drop", "retarget", "other_operation", "protocol_error"]
+RecordingMutantKind = Literal["drop", "retarget", "other_operation", "protocol_error", "wrong_content"]
 
 
 class RecordingMutant(BaseModel):

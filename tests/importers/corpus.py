@@ -184,7 +184,8 @@ CASES: list[BadCase] = [
     BadCase(
         "not_zip_nor_har",
         "recording.bin",
-        lambda: os.urandom(512).replace(b"PK", b"pk"),
+        # random bytes, but never starting like a JSON document ('{' or '['), which is read as a capture
+        lambda: b"\x00" + os.urandom(511).replace(b"PK", b"pk"),
         "recording.bin",
         "not a zip archive or a har",
     ),

@@ -218,3 +218,16 @@ def test_validate_json_has_the_same_keys_for_every_package() -> None:
         assert keys <= set(report)
         assert report["recording_mutants_total"] == report["recording_mutants_caught"] > 0
     assert json.dumps(reports)  # plain JSON
+
+
+def test_a_checker_that_stops_comparing_what_the_instruction_states_is_caught() -> None:
+    """The create's name is the instruction's 'CI runner 2026': a checker that forgets it passes a
+    key named anything; the mutant that sends other stated values names it."""
+    package, recording = packaged(keys_run())
+    key = next(r.checker_key for r in package.task.rubrics if (r.checker_key or "").endswith("r2"))
+    assert key is not None
+    package.rubric_checkers[key].pop("request")
+    check = self_check(package, recording)
+    missed = check.missed_recording_mutants
+    assert [m.kind for m in missed] == ["wrong_content"] and "'CI runner 2026'" in missed[0].description
+    assert validate(package, recording, check=check).verdict == "NEEDS_REVISION"
