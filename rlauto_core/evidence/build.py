@@ -12,7 +12,7 @@ from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
 from rlauto_core.evidence.sidecalls import side_call_category, site_domains
 from rlauto_core.forms import form_write_name, polling
 from rlauto_core.gcpause import gc_paused
-from rlauto_core.protocols import http_failures, operation_of, tool_failure
+from rlauto_core.protocols import Operation, http_failures, operations, tool_failure
 from rlauto_core.recording import HttpCall, Mode, Recording
 from rlauto_core.trusted import trusted
 
@@ -28,7 +28,11 @@ def _build(recording: Recording) -> Evidence:
     instruction = recording.task.instruction
     http_calls = recording.http_calls if recording.mode is Mode.API else []
     polled = polling(http_calls)
-    failures = http_failures(http_calls)  # as the protocol says: a GraphQL error or a form's errors in a 200 too
+    graphql = {c.id: operations(c) for c in http_calls}  # asked three times of every call: once
+    single = {cid: ops[0] if len(ops) == 1 else None for cid, ops in graphql.items()}
+    failures = http_failures(
+        http_calls, single
+    )  # as the protocol says: a GraphQL error or a form's errors in a 200 too
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
             # side calls (telemetry, recommendations, UI state) are noise by category, listed not required
@@ -49,8 +53,8 @@ def _build(recording: Recording) -> Evidence:
                         "id": call.id,
                         "index": index,
                         "kind": "http",
-                        "name": _http_name(call),
-                        "state_changing": http_is_state_changing(call),
+                        "name": _http_name(call, single.get(call.id)),
+                        "state_changing": http_is_state_changing(call, graphql.get(call.id)),
                         "significant": noise is None,
                         "noise_category": noise,
                         "entities": http_entities(call) if noise is None else [],
@@ -94,9 +98,8 @@ def _build(recording: Recording) -> Evidence:
     )
 
 
-def _http_name(call: HttpCall) -> str:
+def _http_name(call: HttpCall, operation: Operation | None) -> str:
     """A form by its route and fields; a GraphQL call by its operation (`POST /graphql (cartCreate)`)."""
-    operation = operation_of(call)
     if operation is not None:
         return f"{call.name} ({operation.label})"
     return form_write_name(call) or call.name

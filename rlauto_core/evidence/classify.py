@@ -7,7 +7,7 @@ import json
 import re
 
 from rlauto_core.forms import effective_method
-from rlauto_core.protocols import operations
+from rlauto_core.protocols import Operation, operations
 from rlauto_core.recording import HttpCall, Session, ToolCall
 
 WRITE_VERBS = frozenset(
@@ -56,11 +56,11 @@ def _annotation_hint(call: ToolCall, session: Session | None) -> bool | None:
     return None
 
 
-def http_is_state_changing(call: HttpCall) -> bool:
+def http_is_state_changing(call: HttpCall, graphql: list[Operation] | None = None) -> bool:
     """By the method the server acts on (a form's `_method` override), whatever sent it: fetch,
     xhr or a page navigation; a GraphQL call by its operation (a mutation writes, a query reads,
     whatever the method)."""
-    graphql = operations(call)
+    graphql = operations(call) if graphql is None else graphql
     if graphql:
         return any(op.writes for op in graphql)
     method = effective_method(call)

@@ -61,8 +61,7 @@ def _pairs(lines: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], dict[
 
 
 def is_bulk(call: HttpCall) -> bool:
-    segments = [s for s in call.path.split("/") if s]
-    return call.method.upper() in ("POST", "PUT") and bool(segments) and segments[-1] == "_bulk"
+    return call.path.rstrip("/").endswith("/_bulk") and call.method.upper() in ("POST", "PUT")
 
 
 def _item_url(call: HttpCall, index: str | None, action: str, doc_id: str | None) -> tuple[str, str]:

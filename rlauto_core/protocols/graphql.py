@@ -219,7 +219,7 @@ def looks_like_request(payload: Any) -> bool:
     if not isinstance(payload, dict):
         return False
     document = payload.get("query")
-    if isinstance(document, str) and document.lstrip()[:1] in ("{", "q", "m", "s", "f", "#"):
+    if isinstance(document, str) and document[:64].lstrip()[:1] in ("{", "q", "m", "s", "f", "#"):
         head = _strip(document[:2000]).lstrip()
         return head.startswith(("{", *_KEYWORDS, "fragment"))
     extensions = _json_object(payload.get("extensions"))
@@ -248,7 +248,7 @@ def request_payloads(call: HttpCall) -> list[dict[str, Any]] | None:
     content_type = (call.header("content-type") or "").lower()
     if "application/graphql" in content_type and "json" not in content_type:
         return [{"query": body}] if endpoint or looks_like_request({"query": body}) else None
-    head = body.lstrip()[:1]
+    head = body[:64].lstrip()[:1]
     if head not in ("{", "["):
         return None
     try:
@@ -279,7 +279,7 @@ def operation_of(call: HttpCall) -> Operation | None:
 
 def is_batch(call: HttpCall) -> bool:
     body = call.request_body
-    if call.method.upper() != "POST" or not body or body.lstrip()[:1] != "[":
+    if call.method.upper() != "POST" or not body or body[:64].lstrip()[:1] != "[":
         return False
     payloads = request_payloads(call)
     return payloads is not None and len(payloads) > 1
@@ -287,7 +287,7 @@ def is_batch(call: HttpCall) -> bool:
 
 def _batch_answers(call: HttpCall, size: int) -> list[str | None]:
     body = call.response_body
-    if body and call.response_body_encoding == "text" and body.lstrip()[:1] == "[":
+    if body and call.response_body_encoding == "text" and body[:64].lstrip()[:1] == "[":
         try:
             parsed = json.loads(body)
         except (ValueError, RecursionError):

@@ -17,6 +17,7 @@ so) and the evidence the model sees all ask here.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ _JSEND_KEYS = frozenset({"status", "message", "data", "code"})
 
 
 def _json(body: str | None, encoding: str = "text") -> Any:
-    if not body or encoding != "text" or len(body) > MAX_ANSWER or body.lstrip()[:1] not in ("{", "["):
+    if not body or encoding != "text" or len(body) > MAX_ANSWER or body[:64].lstrip()[:1] not in ("{", "["):
         return None
     try:
         return json.loads(body)
@@ -123,22 +124,28 @@ def body_failure(answer: Any) -> str | None:
     return None
 
 
-_SIGNALS = ('"error', '"ok"', '"success"', '"status"', '"errcode"', '"err_code"', '"msg"')
+_SIGNAL = re.compile(r'"(?:error|ok"|success"|status"|errcode|err_code|msg")')
 _SMALL = 4096
 
 
 def _may_say_failure(call: HttpCall, body: str) -> bool:
     """Could this answer hold a protocol's error signal? Only then is it parsed: a write's answer or
-    an RPC's, or a small answer naming a signal (a big listing a read answered is never one)."""
+    an RPC's, or a small answer naming a signal (a big listing a read answered is never one). The
+    signals sit at an answer's top level, so its head and tail are enough to look at."""
     writes = call.method.upper() in ("POST", "PUT", "PATCH", "DELETE")
     if not writes and len(body) > _SMALL:
         return False
-    head = body[:_SMALL] if not writes else body
-    return any(signal in head for signal in _SIGNALS)
+    if len(body) <= 2 * _SMALL:
+        return _SIGNAL.search(body) is not None
+    return _SIGNAL.search(body, 0, _SMALL) is not None or _SIGNAL.search(body, len(body) - _SMALL) is not None
 
 
-def http_failure(call: HttpCall, form_reason: str | None = None) -> str | None:
-    """Why an HTTP call failed, or None: its status, a form's errors, then its protocol's signal."""
+_UNKNOWN: Any = object()
+
+
+def http_failure(call: HttpCall, form_reason: str | None = None, operation: Any = _UNKNOWN) -> str | None:
+    """Why an HTTP call failed, or None: its status, a form's errors, then its protocol's signal
+    (`operation`: the call's GraphQL operation when the caller has it already)."""
     if call.status is None:
         return "no answer"
     if form_reason is not None:
@@ -147,7 +154,8 @@ def http_failure(call: HttpCall, form_reason: str | None = None) -> str | None:
         return f"HTTP {call.status}"
     if call.status >= 300:
         return None
-    operation = operation_of(call)
+    if operation is _UNKNOWN:
+        operation = operation_of(call)
     body = call.response_body
     if not body or (operation is None and not _may_say_failure(call, body)):
         return None
@@ -172,12 +180,14 @@ def tool_failure(call: ToolCall) -> str | None:
     return None
 
 
-def http_failures(calls: Sequence[HttpCall]) -> dict[str, str]:
-    """Call id -> why it failed, for every failed call of a recording's (or an attempt's) HTTP calls."""
+def http_failures(calls: Sequence[HttpCall], operations: dict[str, Operation | None] | None = None) -> dict[str, str]:
+    """Call id -> why it failed, for every failed call of a recording's (or an attempt's) HTTP calls
+    (`operations`: each call's GraphQL operation, when the caller has them already)."""
     forms = failure_reasons(list(calls))  # a form re-rendered with its errors, a redirect back to it
     found: dict[str, str] = {}
     for call in calls:
-        reason = http_failure(call, forms.get(call.id))
+        known = operations.get(call.id, _UNKNOWN) if operations is not None else _UNKNOWN
+        reason = http_failure(call, forms.get(call.id), known)
         if reason is not None:
             found[call.id] = reason
     return found
