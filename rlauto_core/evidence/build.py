@@ -10,7 +10,7 @@ from rlauto_core.evidence.main_entity import choose_main_entity
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
 from rlauto_core.evidence.sidecalls import side_call_category, site_domains
-from rlauto_core.forms import failure_reasons, form_write_name, polling
+from rlauto_core.forms import failure_reasons, form_write_name, polling, shown_buttons
 from rlauto_core.gcpause import gc_paused
 from rlauto_core.recording import HttpCall, Mode, Recording
 from rlauto_core.trusted import trusted
@@ -28,6 +28,7 @@ def _build(recording: Recording) -> Evidence:
     http_calls = recording.http_calls if recording.mode is Mode.API else []
     polled = polling(http_calls)
     failures = failure_reasons(http_calls)  # a form re-rendered with its errors fails with a 200 too
+    buttons = shown_buttons(http_calls)  # a form's submit button, whatever it is called, names no write
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
             # side calls (telemetry, recommendations, UI state) are noise by category, listed not required
@@ -45,7 +46,7 @@ def _build(recording: Recording) -> Evidence:
                         "id": call.id,
                         "index": index,
                         "kind": "http",
-                        "name": form_write_name(call) or call.name,  # a form by its route and fields
+                        "name": form_write_name(call, buttons.get(call.id, frozenset())) or call.name,
                         "state_changing": http_is_state_changing(call),
                         "significant": noise is None,
                         "noise_category": noise,
