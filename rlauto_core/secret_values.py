@@ -184,7 +184,8 @@ def _branches(node: dict[str, Any]) -> str:
 
 class SecretFinder:
     """Collects the values the name and shape rules call secret, in their spellings as text:
-    as they are, percent-encoded (a URL, a form) and with `/` escaped (PHP's JSON)."""
+    as they are, percent-encoded (a URL, a form), with `/` escaped (PHP's JSON), HTML-escaped
+    (an attribute) and JSON-escaped (a document's text)."""
 
     def __init__(self) -> None:
         self._found: set[str] = set()
