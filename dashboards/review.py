@@ -1,15 +1,20 @@
 """The review dashboard (Streamlit). `rlauto dashboard` serves it through `flows/cli/dashboard_app.py`,
 which hands `main` its repository, settings and launchers; tests call `main` with their own.
 `main` signs the person in, builds Streamlit's navigation over the pages of
-`dashboards/navigation.py` and runs the page the URL names with what it was handed."""
+`dashboards/navigation.py` and runs the page the URL names with what it was handed.
+
+`streamlit run dashboards/review.py` serves it for reviewing only (nothing can be started): as the
+Streamlit `App` at the bottom, with the page shell in front (`dashboards/page_shell.py`), so a page
+opened or reloaded at its own URL (`/items`) asks the server at its root, as under `rlauto dashboard`."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-if __name__ == "__main__" and not __package__:
-    # `streamlit run dashboards/review.py` from a checkout: make the project importable
+if not __package__:
+    # `streamlit run dashboards/review.py` from a checkout (the App's import, then each page run):
+    # make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st
@@ -92,3 +97,18 @@ def shared_repository(root_uri: str) -> Repository:
 
 if __name__ == "__main__":
     main(shared_repository(settings_or_error().rlauto_storage_url))
+elif __name__ == Path(__file__).stem:
+    # `streamlit run` found this App (it reads the file for one) and serves it: this file is the
+    # page script each browser session runs (as __main__, above), the shell answers page URLs
+    from starlette.middleware import Middleware
+    from streamlit import config
+
+    from dashboards.navigation import page_paths
+    from dashboards.page_shell import PageShell
+
+    app = st.App(
+        Path(__file__),
+        middleware=[
+            Middleware(PageShell, page_paths=page_paths(), base_url_path=config.get_option("server.baseUrlPath") or "")
+        ],
+    )

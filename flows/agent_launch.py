@@ -183,9 +183,19 @@ class PrefectAgentLauncher:
 
         run = self._latest(run_id)
         if run.state is not None and run.state.is_final():
-            raise ConfigError(f"agent run {run_id} is not running ({run.state.name})")
+            why = _RAISED.sub("", run.state.message) if run.state.message else ""
+            raise ConfigError(
+                f"agent run {run_id} is not running: it ended {run.state.name}" + (f": {why}" if why else "")
+            )
         with _client() as client:
             client.set_flow_run_state(run.id, Cancelling(message="stopped from the dashboard or the CLI"))
+
+    def started(self, run_id: str) -> bool:
+        """Did the run start on its phone (it has a state to resume from)?"""
+        from rlauto_core.agent.run import RunStore
+        from rlauto_core.store import open_storage
+
+        return RunStore(open_storage(self.storage_url)).load(layout.checked_id(run_id)) is not None
 
     def hand_back(self, run_id: str, note: str | None = None) -> None:
         from prefect.exceptions import FlowPauseTimeout, NotPausedError

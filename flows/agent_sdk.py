@@ -10,8 +10,10 @@ outcome.outcome, outcome.answer, outcome.deliverables   # "completed", "...", ["
 ```
 Events come from the run's event log in storage, in order, each once (`on_event` is called on
 this thread). A run that waits for a person keeps waiting here: hand the phone back from the
-Prefect UI or the dashboard. A run refused at once (a busy phone, another agent run) comes
-back with `outcome` None and the reason in `message`.
+Prefect UI or the dashboard; `on_pause` is called once its flow run is seen paused (the run
+asks for the person first, then pauses: "a person is needed" is true from then on). A run
+refused at once (a busy phone, another agent run) comes back with `outcome` None and the
+reason in `message`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from rlauto_core.llm import TokenUsage
 from rlauto_core.store import open_storage
 
 OnEvent = Callable[[AgentEvent], None]
+OnPause = Callable[[], None]
 POLL_S = 0.5
 
 
@@ -62,17 +65,25 @@ def follow(
     *,
     start: int = 0,
     poll_s: float = POLL_S,
+    on_pause: OnPause | None = None,
 ) -> AgentRunOutcome:
     """Read the run's events from `start` as they come until its flow run ends (then what is
-    left). A resumed run's log holds the earlier flow runs' events: start where they end."""
+    left); `on_pause` each time its flow run is seen paused, after the events written before.
+    A resumed run's log holds the earlier flow runs' events: start where they end."""
     log = EventLog(open_storage(launcher.storage_url), launched.run_id)
     view = RunView(run_id=launched.run_id, next_offset=start)
+    was_paused = False
     while True:
         status = launcher.status(launched.run_id)
-        final = status.final and status.flow_run_id == launched.flow_run_id
+        mine = status.flow_run_id == launched.flow_run_id
+        final = status.final and mine
         for logged in log.read(view.next_offset):
             if view.feed([logged]) and on_event is not None:
                 on_event(logged.event)
+        paused = status.paused and mine
+        if paused and not was_paused and on_pause is not None:
+            on_pause()
+        was_paused = paused
         if final:
             break
         time.sleep(poll_s)
@@ -103,6 +114,7 @@ def run_agent(
     on_event: OnEvent | None = None,
     on_launch: Callable[[LaunchedAgentRun], None] | None = None,
     origin: str = "sdk",
+    on_pause: OnPause | None = None,
 ) -> AgentRunOutcome:
     """Start an agent run on the phone `serial` and wait for its end (`origin`: who started it,
     as the dashboard's run list shows it)."""
@@ -110,7 +122,7 @@ def run_agent(
     launched = launcher.start(instruction, serial, conversation_id, model)
     if on_launch is not None:
         on_launch(launched)
-    return follow(launcher, launched, on_event)
+    return follow(launcher, launched, on_event, on_pause=on_pause)
 
 
 def resume_agent(
@@ -121,6 +133,7 @@ def resume_agent(
     storage_url: str | None = None,
     on_event: OnEvent | None = None,
     on_launch: Callable[[LaunchedAgentRun], None] | None = None,
+    on_pause: OnPause | None = None,
 ) -> AgentRunOutcome:
     """Go on with a paused, budget_exhausted, stopped or failed agent run and wait for its end, on
     the run's own model unless `model` names another (the step log says so)."""
@@ -129,7 +142,7 @@ def resume_agent(
     launched = launcher.resume(run_id, note, model)
     if on_launch is not None:
         on_launch(launched)
-    return follow(launcher, launched, on_event, start=start)
+    return follow(launcher, launched, on_event, start=start, on_pause=on_pause)
 
 
 def run_designer(
@@ -140,6 +153,7 @@ def run_designer(
     storage_url: str | None = None,
     on_event: OnEvent | None = None,
     on_launch: Callable[[LaunchedAgentRun], None] | None = None,
+    on_pause: OnPause | None = None,
 ) -> AgentRunOutcome:
     """Start a designer run (the `design-task` deployment, the same flow and slots as the
     dashboard's Designer page) on the phone `serial` and wait for its end; a valid draft is then
@@ -149,4 +163,4 @@ def run_designer(
     launched = LaunchedAgentRun(run_id=flow_run_id, flow_run_id=flow_run_id, ui_url=runtime.ui_url_for(flow_run_id))
     if on_launch is not None:
         on_launch(launched)
-    return follow(launcher, launched, on_event)
+    return follow(launcher, launched, on_event, on_pause=on_pause)

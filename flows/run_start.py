@@ -11,6 +11,8 @@ import threading
 from typing import Any
 from uuid import UUID
 
+from flows import runtime
+
 
 def deployment_exists(name: str) -> bool:
     if not os.environ.get("PREFECT_API_URL"):
@@ -51,6 +53,7 @@ def start_in_process(flow: Any, parameters: dict[str, object], tags: list[str], 
         # the final state is the answer (a failed item ends its run Failed): nothing to raise here
         asyncio.run(run_flow(flow, flow_run=flow_run, parameters=parameters, return_type="state"))  # type: ignore[arg-type]
         settle_cancelling(flow_run.id)
+        runtime.ship_logs()  # this process (the dashboard) may outlive the server: its lines go now
 
     # the thread must see this context's Prefect settings (API URL), not the import-time defaults
     context = contextvars.copy_context()

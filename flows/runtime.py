@@ -4,6 +4,8 @@ first Prefect import of a CLI/SDK entry point."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -110,3 +112,34 @@ def ui_url_for(flow_run_id: str | None) -> str | None:
         return None
     ui = os.environ.get("PREFECT_UI_URL") or api.removesuffix("/api")
     return f"{ui}/runs/flow-run/{flow_run_id}"
+
+
+def ship_logs(timeout_s: float = 5.0) -> None:
+    """Send the run logs this process still holds to the Prefect API now, while its server runs.
+
+    Prefect's shipper sends them on a 2 s timer and once more at exit; a process that exits after
+    its server stopped (`rlauto down`, a test's server, a script's) had its last lines still
+    held and printed "--- Error logging to API ---" on the way out. Called where a process is
+    done running flows (the CLI's exit, `flows.sdk.run_plan`, a run started in the dashboard's
+    process). With no server to reach the lines are dropped without a word: their runs' states
+    are on the server already, or nowhere."""
+    handlers = sys.modules.get("prefect.logging.handlers")
+    if handlers is None or getattr(handlers.APILogWorker, "_instances", True) == {}:
+        return  # this process holds no shipper (none started, or it was drained already)
+    quiet = contextlib.nullcontext() if _api_reachable() else contextlib.redirect_stderr(io.StringIO())
+    with quiet:
+        handlers.APILogWorker.drain_all(timeout=timeout_s)
+
+
+def _api_reachable() -> bool:
+    from prefect.settings import PREFECT_API_URL
+
+    url = PREFECT_API_URL.value()
+    if not url:
+        return True  # the temporary server lives until this process ends
+    import httpx
+
+    try:
+        return httpx.get(f"{url.rstrip('/')}/health", timeout=2.0).status_code < 500
+    except httpx.HTTPError:
+        return False

@@ -53,7 +53,10 @@ def run_plan(
         )  # fmt: skip
         return await state.aresult(raise_on_failure=True)
 
-    return asyncio.run(batch())
+    try:
+        return asyncio.run(batch())
+    finally:
+        runtime.ship_logs()  # the batch's last lines reach the server before this returns
 
 
 def copy_packages(batch: BatchOutcome, out_dir: Path) -> dict[str, Path]:

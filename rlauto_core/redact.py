@@ -14,6 +14,7 @@ everything the dashboard shows (`Redactor`).
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 import json
@@ -35,21 +36,26 @@ SECRET_HEADERS = frozenset(
 # Parameter and JSON key names whose values are credentials (matched on lowercase, `-`/`_` removed).
 # `sig` alone or as an ending (`sig_v4`, `urlSig`), never as a prefix: `signup`, `signal`,
 # `significant` are data.
+# `pwd` alone or as an ending (`userpwd`); a session's key or id by its usual names (`session_key`,
+# `sessionid`, PHP's `PHPSESSID`), Magento's `form_key` (`xsrf` is a CSRF name: `_CSRF_NAME`).
 _SECRET_KEY_RE = re.compile(
-    r"(token|secret|password|passwd|apikey|accesskey|privatekey|authorization|cookie|sessionid|"
-    r"signature|sig$|^sigv?\d+$|credential|^auth$|clientsecret|otp$)"
+    r"(token|secret|password|passwd|pwd$|apikey|accesskey|privatekey|authorization|cookie|sessionid|sessid|"
+    r"sessionkey|formkey|signature|sig$|^sigv?\d+$|credential|^auth$|clientsecret|otp$)"
 )
 # Names that hold credentials and ordinary data alike: the value's shape decides.
 _AMBIGUOUS_KEYS = frozenset({"key", "code"})
-_BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
+# `sid`: a session id (`sid=k3Jd9Qm2LxP0vRt7`), or a station, site or step id (`sid=KSFO`, `sid=4`)
+_SESSION_ID_KEYS = frozenset({"sid"})
+BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})")
 _JWT_RE = re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}")
 # a token-like parameter inside free text (a URL quoted in a message)
-_QUERY_SECRET_RE = re.compile(
+QUERY_SECRET_RE = re.compile(
     r"(?i)([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|sig|signature|"
     r"password|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|"
-    r"x-amz-security-token)=)[^&#\s\"']*"
+    r"x-amz-security-token)=)([^&#\s\"']*)"
 )
-_QUERY_AMBIGUOUS_RE = re.compile(r"(?i)([?&](?:key|code)=)([^&#\s\"']*)")
+# any other parameter inside free text: its name (and, for `key`, `code`, `sid`, its value) decides
+QUERY_PARAM_RE = re.compile(r"([?&;])([\w.%\[\]-]{1,100})=([^&#\s\"']*)")
 _KEYLIKE_RE = re.compile(
     r"\b(sk|pk|rk|xox[abprs]|ghp|gho|ghu|ghs|ghr|github_pat|glpat|AKIA|whsec|shpat|npm)[-_][A-Za-z0-9_-]{12,}"
     r"|\bAIza[0-9A-Za-z_-]{30,}"
@@ -73,11 +79,22 @@ def is_secret_name(name: str) -> bool:
     return is_secret_header(name.strip()) or is_secret_key(name)
 
 
+def looks_like_session_id(value: str) -> bool:
+    """A session id's shape: a credential's, or 12+ characters with no space mixing letters and
+    digits (`k3Jd9Qm2LxP0`), not a short human value (`KSFO`, `S-4`, `ENG-42`)."""
+    text = value.strip()
+    if looks_like_credential(text):
+        return True
+    if len(text) < 12 or not _TOKEN_CHARS.match(text.replace("%", "").replace(":", "")):
+        return False
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+
+
 def looks_like_credential(value: str) -> bool:
     """A credential's shape: a JWT, a known key prefix, a bearer token, or a long random string
     (letters and digits interleaved, no spaces: `Yk3Jd9Qm2LxP0vRt7sWc4hNa`, not `release-2026-notes`)."""
     text = value.strip()
-    if _JWT_RE.search(text) or _KEYLIKE_RE.search(text) or _BEARER_RE.search(text):
+    if _JWT_RE.search(text) or _KEYLIKE_RE.search(text) or BEARER_RE.search(text):
         return True
     if len(text) < MIN_TOKEN_LENGTH or not _TOKEN_CHARS.match(text):
         return False
@@ -92,13 +109,18 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, REDACTED)
-    text = _BEARER_RE.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    text = BEARER_RE.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
     text = _JWT_RE.sub(REDACTED, text)
     text = _KEYLIKE_RE.sub(REDACTED, text)
-    text = _QUERY_AMBIGUOUS_RE.sub(
-        lambda m: m.group(1) + (REDACTED if looks_like_credential(m.group(2)) else m.group(2)), text
-    )
-    return _QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
+    text = QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
+    return QUERY_PARAM_RE.sub(_query_param, text)
+
+
+def _query_param(match: re.Match[str]) -> str:
+    name, value = match.group(2), match.group(3)
+    if value in ("", REDACTED) or not is_secret_field(unquote_plus(name), unquote_plus(value)):
+        return match.group(0)
+    return f"{match.group(1)}{name}={REDACTED}"
 
 
 def redact_strings(value: Any, secrets: Iterable[str] = ()) -> Any:
@@ -195,13 +217,15 @@ def redact_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
 # of an HTML page, a multipart part. Each is named by its field, so it is redacted by that name.
 _FORM_NAME_PARTS = re.compile(r"[\[\].]+")
 _CSRF_NAME = re.compile(r"(?i)(csrf|xsrf)(?!.?param)")
-_TAG_WITH_VALUE = re.compile(r"<(?:input|meta)\b[^<>]{0,4000}>", re.IGNORECASE)
-_NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-_VALUE_ATTR = re.compile(r"""(\b(?:value|content)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNORECASE)
-_FORM_DATA = re.compile(r"form-data", re.IGNORECASE)
+TAG_WITH_VALUE = re.compile(r"<(?:input|meta)\b[^<>]{0,4000}>", re.IGNORECASE)
+NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
+VALUE_ATTR = re.compile(r"""(\b(?:value|content)\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'>]+)""", re.IGNORECASE)
+FORM_DATA = re.compile(r"form-data", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s")
 # words of secret keys and CSRF names, lowercase: the fields worth a close look (a superset)
-_SECRET_WORD = re.compile(r"tok|secret|pass|key|priv|auth|cookie|sess|sig|cred|code|otp|csrf|xsrf|viewstate|eventval")
+_SECRET_WORD = re.compile(
+    r"tok|secret|pass|pwd|key|priv|auth|cookie|sess|sid|sig|cred|code|otp|csrf|xsrf|viewstate|eventval"
+)
 # ASP.NET WebForms' page state: opaque blobs that can carry what the page showed, and are signed
 # with the server's key (a replayable `__VIEWSTATE` is an attack surface): kept out like a token
 _PAGE_STATE = re.compile(r"^__(viewstate(?!generator)\w*|eventvalidation)$", re.IGNORECASE)
@@ -209,21 +233,47 @@ _PAGE_STATE = re.compile(r"^__(viewstate(?!generator)\w*|eventvalidation)$", re.
 # that line, up to 20 more header lines and the blank line; the value follows (package.redo too)
 PART_NAME = r'Content-Disposition:[ \t]*form-data;[ \t]*name="([^"\r\n]{1,300})"'
 PART_HEAD_END = r"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n){0,20}\r?\n"
-_PART = re.compile(rf"({PART_NAME}{PART_HEAD_END})(.*?)(?=\r?\n--)", re.IGNORECASE | re.DOTALL)
+FORM_PART = re.compile(rf"({PART_NAME}{PART_HEAD_END})(.*?)(?=\r?\n--)", re.IGNORECASE | re.DOTALL)
 
 
 def is_secret_field(name: str, value: Any = None) -> bool:
     """A named value holding a credential: by its whole name or its last part (`user[password]`,
-    `auth.password`), a CSRF token by any spelling (`_csrf`, `csrfmiddlewaretoken`; not the
-    `csrf-param` meta), or a bare `key` or `code` whose value has a credential's shape."""
+    `auth.password`), a CSRF token by any spelling (`_csrf`, `csrfmiddlewaretoken`, `xsrf`; not the
+    `csrf-param` meta), a bare `key` or `code` whose value has a credential's shape, or a `sid`
+    whose value has a session id's."""
+    rule = _name_rule(name)
+    if rule is None or rule == "secret":
+        return rule == "secret"
+    if not isinstance(value, str):
+        return False
+    return looks_like_session_id(value) if rule == "session_id" else looks_like_credential(value)
+
+
+def may_name_a_secret(name: str) -> bool:
+    """Is `name` one whose value is a secret, whatever it holds or depending on its shape?"""
+    return _name_rule(name) is not None
+
+
+def _name_rule(name: str) -> str | None:
+    # every key of every body is asked about, and names repeat: short ones are remembered
+    return _remembered_rule(name) if len(name) <= 200 else _rule_of(name)
+
+
+def _rule_of(name: str) -> str | None:
+    """What a field's name says: "secret", "credential_shape" or "session_id" (its value decides), or None."""
     parts = [p for p in _FORM_NAME_PARTS.split(name) if p]
     last = parts[-1] if parts else name
     if is_secret_header(name) or is_secret_key(name) or is_secret_key(last) or _CSRF_NAME.search(name):
-        return True
+        return "secret"
     if _PAGE_STATE.match(last):
-        return True  # the blobs, not `__VIEWSTATEGENERATOR`'s 8 hex digits of the page's name
+        return "secret"  # the blobs, not `__VIEWSTATEGENERATOR`'s 8 hex digits of the page's name
     folded = last.lower().replace("-", "").replace("_", "")
-    return folded in _AMBIGUOUS_KEYS and isinstance(value, str) and looks_like_credential(value)
+    if folded in _SESSION_ID_KEYS:
+        return "session_id"
+    return "credential_shape" if folded in _AMBIGUOUS_KEYS else None
+
+
+_remembered_rule = functools.lru_cache(maxsize=16384)(_rule_of)
 
 
 def redact_form_secrets(text: str) -> str:
@@ -233,9 +283,9 @@ def redact_form_secrets(text: str) -> str:
     if _WHITESPACE.search(text) is None:  # a form body; prose has spaces
         text = _redact_urlencoded(text)
     if "<" in text:
-        text = _TAG_WITH_VALUE.sub(_redact_tag, text)
-    if _FORM_DATA.search(text):
-        text = _PART.sub(
+        text = TAG_WITH_VALUE.sub(_redact_tag, text)
+    if FORM_DATA.search(text):
+        text = FORM_PART.sub(
             lambda m: m.group(1) + REDACTED if is_secret_field(m.group(2), m.group(3)) else m.group(0), text
         )
     return text
@@ -262,11 +312,15 @@ def _redact_urlencoded(text: str) -> str:
 
 def _redact_tag(match: re.Match[str]) -> str:
     tag = match.group(0)
-    named = _NAME_ATTR.search(tag)
+    named = NAME_ATTR.search(tag)
     name = next((g for g in named.groups() if g is not None), "") if named else ""
-    if not name or not is_secret_field(html.unescape(name)):
+    if not name:
         return tag
-    return _VALUE_ATTR.sub(lambda m: f'{m.group(1)}"{REDACTED}"', tag)
+    shown = VALUE_ATTR.search(tag)
+    value = shown.group(0)[len(shown.group(1)) :].strip("\"'") if shown else None
+    if not is_secret_field(html.unescape(name), html.unescape(value) if value is not None else None):
+        return tag
+    return VALUE_ATTR.sub(lambda m: f'{m.group(1)}"{REDACTED}"', tag)
 
 
 # Environment variables whose names look like credentials; identifiers beside them are not
@@ -292,17 +346,30 @@ _MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>!])")
 
 class Redactor:
     """Every rule above plus the secret values of the environment (and `extra_secrets`); make
-    one per page or report so that newly set variables are seen."""
+    one per page or report so that newly set variables are seen. A JSON value it shows is
+    redacted by value too (`knowing`)."""
 
     def __init__(self, extra_secrets: Iterable[str] = ()) -> None:
         extra = [s for s in extra_secrets if len(s) >= MIN_SECRET_LENGTH]
         self._secrets = sorted({*secret_environment_values(), *extra}, key=len, reverse=True)
 
+    def knowing(self, document: Any) -> Redactor:
+        """This redactor, also removing every secret `document` carries (found by name or shape)
+        wherever it recurs: an item's page knows what its package's recorded calls named."""
+        from rlauto_core.secret_values import secrets_in_json  # it builds on this module's rules
+
+        found = secrets_in_json(document).values
+        return Redactor([*self._secrets, *found]) if found else self
+
     def text(self, value: str) -> str:
         return redact_text(value, self._secrets)
 
     def value(self, value: Any) -> Any:
-        """A deep copy of a JSON value with secret fields and strings redacted."""
+        """A deep copy of a JSON value with secret fields and strings redacted, and every secret
+        it carries removed wherever else it appears in it."""
+        return self.knowing(value)._scrubbed(value)
+
+    def _scrubbed(self, value: Any) -> Any:
         return _with_secrets(redact_json(value), self._secrets)
 
     def markdown(self, value: str) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from flows import runtime
 from flows.runtime import EPHEMERAL_SIZING
 from tests.servers import prefect_env, worker_index
 from tests.servers import prefect_server as _prefect_server
@@ -58,6 +59,9 @@ def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         try:
             with temporary_settings(updates={PREFECT_API_URL: api_url, PREFECT_HOME: str(home)}):
                 yield api_url
+                # the run logs this process still holds go before the server stops, not to a
+                # stopped server at exit ("--- Error logging to API ---" after the last test)
+                runtime.ship_logs()
         finally:
             for key, value in saved.items():
                 if value is None:

@@ -180,7 +180,7 @@ def test_every_stage_and_room_has_a_curated_face() -> None:
 
 def test_the_core_root_holds_shared_modules_only() -> None:
     loose = sorted(p.name for p in (ROOT / "rlauto_core").glob("*.py") if p.name != "__init__.py")
-    assert loose == ["errors.py", "gcpause.py", "recording.py", "redact.py", "trusted.py"]
+    assert loose == ["errors.py", "gcpause.py", "recording.py", "redact.py", "secret_values.py", "trusted.py"]
 
 
 def test_no_module_holds_two_ideas_by_size() -> None:

@@ -33,6 +33,9 @@ def render(repository: Repository, redactor: Redactor, launcher: Launcher | None
     if item is None:
         st.warning(f"No item {redactor.markdown(job_id)} / {redactor.markdown(item_id)} in the index.")
         return
+    package, problem = _read_package(repository, item.package_path)
+    # a secret the package's recorded calls carry is removed from everything the page shows
+    redactor = redactor.knowing(package) if package is not None else redactor
     st.header(f"Item {redactor.markdown(item.item_id)}")
     st.caption(f"job {redactor.markdown(item.job_id)} · source {redactor.markdown(item.source_name or '-')}")
     _summary(item)
@@ -40,7 +43,10 @@ def render(repository: Repository, redactor: Redactor, launcher: Launcher | None
     show_text(redactor, item.instruction)
     if item.error:
         st.error(redactor.markdown(item.error))
-    package = _load(repository, redactor, item.package_path)
+    if problem is not None and item.package_path:
+        st.warning(redactor.markdown(problem))
+    elif problem is not None:
+        st.info(problem)
     iterations = repository.get_iterations(item.job_id, item.item_id)
     package_tab, judge_tab, compare_tab, review_tab = st.tabs(
         ["Package", "Judge loop", "Compare iterations", "Review"], key="item_tabs"
@@ -62,19 +68,17 @@ def render(repository: Repository, redactor: Redactor, launcher: Launcher | None
         item_actions.render(item, launcher or NoLauncher(), redactor)
 
 
-def _load(repository: Repository, redactor: Redactor, path: str | None) -> dict[str, Any] | None:
+def _read_package(repository: Repository, path: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """The item's package, or why there is none to show."""
     if not path:
-        st.info("No task package: no iteration produced one.")
-        return None
+        return None, "No task package: no iteration produced one."
     try:
         value = repository.read_json(path)
     except StoredFileError as exc:
-        st.warning(redactor.markdown(str(exc)))
-        return None
+        return None, str(exc)
     if not isinstance(value, dict):
-        st.warning(redactor.markdown(f"{path}: a task package must be a JSON object"))
-        return None
-    return value
+        return None, f"{path}: a task package must be a JSON object"
+    return value, None
 
 
 def _summary(item: IndexedItem) -> None:

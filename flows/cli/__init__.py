@@ -24,7 +24,13 @@ from flows.cli.app import app
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        # what the command's flows logged reaches the server before the process ends
+        from flows import runtime
+
+        runtime.ship_logs()
 
 
 __all__ = ["app", "main"]

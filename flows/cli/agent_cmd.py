@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -13,7 +14,7 @@ import typer
 from flows.cli.app import app, fail
 
 if TYPE_CHECKING:
-    from rlauto_core.agent.events import AgentEvent
+    from rlauto_core.agent.events import AgentEvent, TakeoverRequested
     from rlauto_core.agent.launch import LaunchedAgentRun
     from rlauto_core.agent.run import ModelChoice
 
@@ -80,14 +81,45 @@ def model_choice(
     return choice if choice.given else None
 
 
+class Console:
+    """What a person following a run in a terminal reads: a line per event (`event_line`), and
+    "a person is needed" once the run's flow run is paused for them, not when the run asks
+    (it pauses a moment later, and may not pause at all: a stop, a refused pause)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+        self.asked: TakeoverRequested | None = None
+
+    def event(self, event: AgentEvent) -> None:
+        from rlauto_core.agent.events import TakeoverEnded, TakeoverRequested
+
+        if isinstance(event, TakeoverRequested):
+            self.asked = event
+        elif isinstance(event, TakeoverEnded):
+            self.asked = None
+        line = event_line(event)
+        if line is not None and not self.quiet:
+            typer.echo(line)
+
+    def paused(self) -> None:
+        if not self.quiet:
+            typer.echo(person_needed_line(self.asked))
+
+
+def person_needed_line(asked: TakeoverRequested | None) -> str:
+    why = f" ({asked.reason}): {asked.message}" if asked is not None else ": the run is paused"
+    return (f"a person is needed{why}\n"
+            "  do it on the phone, then Resume the flow run in the Prefect UI or hand back on the dashboard")  # fmt: skip
+
+
 def event_line(event: AgentEvent) -> str | None:
-    """One line per event a person follows in a terminal (heartbeats and model calls are quiet)."""
+    """One line per event a person follows in a terminal (heartbeats and model calls are quiet;
+    a takeover's request is told once the run is paused: `Console.paused`)."""
     from rlauto_core.agent.events import (
         PolicyApplied,
         RunEnded,
         RunStarted,
         TakeoverEnded,
-        TakeoverRequested,
         TaskReported,
         ToolCalled,
     )
@@ -101,9 +133,6 @@ def event_line(event: AgentEvent) -> str | None:
         return f"step {event.step}: {event.tool} {args} -> {' '.join(outcome.split())[:160]}"
     if isinstance(event, PolicyApplied):
         return f"policy: {event.kind} ({event.fuse}, {event.streak} in a row)"
-    if isinstance(event, TakeoverRequested):
-        return (f"a person is needed ({event.reason}): {event.message}\n"
-                "  do it on the phone, then Resume the flow run in the Prefect UI or hand back on the dashboard")  # fmt: skip
     if isinstance(event, TakeoverEnded):
         return f"handed back{': ' + event.note if event.note else ''}"
     if isinstance(event, TaskReported):
@@ -149,11 +178,7 @@ def run_command(
         fail("give an INSTRUCTION and --device SERIAL (or --resume RUN)")
     choice = model_choice(model, base_url, api_mode, key_secret)
     launched: list[LaunchedAgentRun] = []
-
-    def show(event: AgentEvent) -> None:
-        line = event_line(event)
-        if line is not None and not as_json:
-            typer.echo(line)
+    console = Console(quiet=as_json)
 
     def started(run: LaunchedAgentRun) -> None:
         launched.append(run)
@@ -162,15 +187,17 @@ def run_command(
 
     try:
         if resume is not None:
-            outcome: AgentRunOutcome = resume_agent(resume, note, model=choice, storage_url=storage, on_event=show,
-                                                    on_launch=started)  # fmt: skip
+            outcome: AgentRunOutcome = resume_agent(resume, note, model=choice, storage_url=storage,
+                                                    on_event=console.event, on_launch=started,
+                                                    on_pause=console.paused)  # fmt: skip
         else:
             outcome = run_agent(instruction, device, conversation_id=conversation, model=choice, storage_url=storage,
-                                on_event=show, on_launch=started, origin="cli")  # fmt: skip
+                                on_event=console.event, on_launch=started, on_pause=console.paused,
+                                origin="cli")  # fmt: skip
     except RlautoError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        _stop(launched, storage)
+        _stop(launched, storage, device.strip())
         raise typer.Exit(code=130) from None
     if outcome.outcome is None:
         fail(outcome.message or f"the flow run ended {outcome.state} before the agent started")
@@ -179,16 +206,33 @@ def run_command(
     raise typer.Exit(code=0 if outcome.outcome == "completed" else 1)
 
 
-def _stop(launched: list[LaunchedAgentRun], storage: str | None) -> None:
+STOP_WAIT_S = 30.0  # a stopped run ends at its next checkpoint; one not started yet, at once
+
+
+def _stop(launched: list[LaunchedAgentRun], storage: str | None, device: str) -> None:
+    """Ctrl-C: stop the run, and say what became of it (stopped and resumable, or stopped before
+    it started: then nothing holds the phone for it, and what holds the phone is named)."""
     from flows.agent_launch import PrefectAgentLauncher
     from rlauto_core.config import Settings
     from rlauto_core.errors import RlautoError
 
     if not launched:
         return
+    run_id = launched[-1].run_id
     try:
-        PrefectAgentLauncher(storage or Settings().rlauto_storage_url).stop(launched[-1].run_id)
-        sys.stderr.write(f"stopping agent run {launched[-1].run_id}: resume it with --resume\n")
+        launcher = PrefectAgentLauncher(storage or Settings().rlauto_storage_url)
+        launcher.stop(run_id)
+        deadline = time.monotonic() + STOP_WAIT_S
+        while not (ended := launcher.status(run_id).final) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        if launcher.started(run_id):
+            verb = "stopped" if ended else "stopping"
+            sys.stderr.write(f"{verb} agent run {run_id}: resume it with --resume\n")
+            return
+        holder = next((d.busy for d in launcher.devices() if device and d.serial == device and d.busy), None)
+        why = f"; device {device} is {holder}" if holder else ""
+        state = "stopped before it started" if ended else "is being stopped before it started"
+        sys.stderr.write(f"agent run {run_id} {state}{why}: nothing to resume\n")
     except RlautoError as exc:
         sys.stderr.write(f"error: {exc}\n")
 

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli.agent_cmd import event_line, model_choice
+from flows.cli.agent_cmd import Console, model_choice
 from flows.cli.app import app, fail
 
 if TYPE_CHECKING:
-    from rlauto_core.agent.events import AgentEvent
     from rlauto_core.agent.launch import LaunchedAgentRun
 
 designer_app = typer.Typer(help="The phone agent in designer mode: it designs step tasks.", no_args_is_help=True)
@@ -47,18 +46,15 @@ def run_command(
         fail("give an INSTRUCTION and --device SERIAL")
     choice = model_choice(model, base_url, api_mode, key_secret)
 
-    def show(event: AgentEvent) -> None:
-        line = event_line(event)
-        if line is not None and not as_json:
-            typer.echo(line)
+    console = Console(quiet=as_json)
 
     def started(run: LaunchedAgentRun) -> None:
         if not as_json:
             typer.echo(f"designer run {run.run_id}" + (f"  {run.ui_url}" if run.ui_url else ""))
 
     try:
-        outcome = run_designer(instruction, device.strip(), model=choice, storage_url=storage, on_event=show,
-                               on_launch=started)  # fmt: skip
+        outcome = run_designer(instruction, device.strip(), model=choice, storage_url=storage, on_event=console.event,
+                               on_launch=started, on_pause=console.paused)  # fmt: skip
     except RlautoError as exc:
         fail(exc)
     if outcome.outcome is None:

@@ -16,22 +16,31 @@ if TYPE_CHECKING:
 
     from rlauto_core.evidence import CallEvidence, Evidence
     from rlauto_core.recording import Call, Recording
+    from rlauto_core.rules import Flag
 
 
 def inspect_recording(path: Path, mode: str | None, profile: str | None, max_upload_mb: float) -> dict[str, Any]:
-    from rlauto_core.evidence import build_evidence, evidence_chars, full_evidence, slim_evidence
+    from rlauto_core.evidence import build_evidence
     from rlauto_core.importers import import_path
     from rlauto_core.rules import get_profile, run_rules
+    from rlauto_core.secret_values import recorded_secrets
 
     rule_profile = get_profile(profile)
     recording = import_path(path, requested_mode=mode, max_upload_mb=max_upload_mb)
     evidence = build_evidence(recording)
     flags = run_rules(recording, evidence, rule_profile)
+    # a secret the recording carries is left out wherever it recurs (an echo, a URL, a later field)
+    return recorded_secrets(recording).value(_report(recording, evidence, flags, rule_profile.name))
+
+
+def _report(recording: Recording, evidence: Evidence, flags: list[Flag], profile: str) -> dict[str, Any]:
+    from rlauto_core.evidence import evidence_chars, full_evidence, slim_evidence
+
     return {
         "source": recording.source_name,
         "mode": recording.mode.value,
         "detected_mode": recording.detected_mode.value,
-        "rule_profile": rule_profile.name,
+        "rule_profile": profile,
         "instruction": recording.task.instruction,
         "calls_total": len(evidence.calls),
         "calls_significant": len(evidence.significant),

@@ -10,7 +10,7 @@ from rlauto_core.evidence.main_entity import choose_main_entity
 from rlauto_core.evidence.models import CallEvidence, EntityRef, Evidence
 from rlauto_core.evidence.noise import http_noise_category, mcp_noise_category
 from rlauto_core.evidence.sidecalls import side_call_category, site_domains
-from rlauto_core.forms import form_write_name, polling
+from rlauto_core.forms import form_write_name, polling, shown_buttons
 from rlauto_core.gcpause import gc_paused
 from rlauto_core.protocols import Operation, http_failures, operations, tool_failure
 from rlauto_core.recording import HttpCall, Mode, Recording
@@ -30,9 +30,9 @@ def _build(recording: Recording) -> Evidence:
     polled = polling(http_calls)
     graphql = {c.id: operations(c) for c in http_calls}  # asked three times of every call: once
     single = {cid: ops[0] if len(ops) == 1 else None for cid, ops in graphql.items()}
-    failures = http_failures(
-        http_calls, single
-    )  # as the protocol says: a GraphQL error or a form's errors in a 200 too
+    # as the protocol says: a GraphQL error or a form's errors in a 200 too
+    failures = http_failures(http_calls, single)
+    buttons = shown_buttons(http_calls)  # a form's submit button, whatever it is called, names no write
     for index, call in enumerate(recording.calls):
         if isinstance(call, HttpCall):
             # side calls (telemetry, recommendations, UI state) are noise by category, listed not required
@@ -53,7 +53,7 @@ def _build(recording: Recording) -> Evidence:
                         "id": call.id,
                         "index": index,
                         "kind": "http",
-                        "name": _http_name(call, single.get(call.id)),
+                        "name": _http_name(call, single.get(call.id), buttons.get(call.id, frozenset())),
                         "state_changing": http_is_state_changing(call, graphql.get(call.id)),
                         "significant": noise is None,
                         "noise_category": noise,
@@ -98,8 +98,9 @@ def _build(recording: Recording) -> Evidence:
     )
 
 
-def _http_name(call: HttpCall, operation: Operation | None) -> str:
-    """A form by its route and fields; a GraphQL call by its operation (`POST /graphql (cartCreate)`)."""
+def _http_name(call: HttpCall, operation: Operation | None, buttons: frozenset[str]) -> str:
+    """A form by its route and fields (its submit button left out); a GraphQL call by its operation
+    (`POST /graphql (cartCreate)`)."""
     if operation is not None:
         return f"{call.name} ({operation.label})"
-    return form_write_name(call) or call.name
+    return form_write_name(call, buttons) or call.name

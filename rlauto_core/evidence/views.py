@@ -1,4 +1,5 @@
-"""Slim evidence (what a model sees) and full evidence (what is stored), both redacted.
+"""Slim evidence (what a model sees) and full evidence (what is stored), both redacted (by the
+rules, then by value: a secret the recording carries is removed wherever else it appears).
 
 Slim keeps significant calls only, short stable ids (the recorded id when it is short, `c<index>`
 otherwise), request bodies trimmed (form bodies as their fields), responses reduced to their
@@ -17,6 +18,7 @@ from rlauto_core.evidence.sidecalls import SIDE_CATEGORIES
 from rlauto_core.forms import answer_page, landing_outputs, landing_pages, location_of, read_fields
 from rlauto_core.recording import HttpCall, Recording, ToolCall
 from rlauto_core.redact import is_secret_field, redact_body, redact_json, redact_text, redact_url
+from rlauto_core.secret_values import recorded_secrets
 
 MAX_ID_CHARS = 12
 _ECHO_PREFIX = 40
@@ -305,14 +307,14 @@ def slim_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
     dbdiff = _dbdiff_view(recording, slim=True)
     if dbdiff is not None:
         view["dbdiff"] = dbdiff
-    return view
+    return recorded_secrets(recording).value(view)
 
 
 def full_evidence(recording: Recording, evidence: Evidence) -> dict[str, Any]:
     view = _header(recording, evidence, slim=False)
     view["calls"] = [_call_view(recording, c, slim=False) for c in evidence.calls]
     view["dbdiff"] = _dbdiff_view(recording, slim=False)
-    return view
+    return recorded_secrets(recording).value(view)
 
 
 def evidence_chars(view: dict[str, Any]) -> int:

@@ -7,7 +7,7 @@ from rlauto_core.forms.failures import WRITE_METHODS, failure_reasons
 from rlauto_core.forms.html import HtmlPage, answer_page, is_html, scan_html
 from rlauto_core.forms.locations import Location, location_fields, location_of
 from rlauto_core.forms.names import field_path
-from rlauto_core.forms.naming import SUBMIT_FIELDS, field_names, form_write_name, is_plumbing
+from rlauto_core.forms.naming import SUBMIT_FIELDS, field_names, form_write_name, is_plumbing, shown_buttons
 from rlauto_core.forms.outputs import answer_outputs, landing_outputs, landing_pages
 from rlauto_core.forms.traffic import (
     TURBO_STREAM,
@@ -43,4 +43,5 @@ __all__ = [
     "polling",
     "read_fields",
     "scan_html",
+    "shown_buttons",
 ]

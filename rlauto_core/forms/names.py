@@ -4,7 +4,11 @@ Rack/Rails and PHP nest by brackets (`ticket[subject]`, `items[0][qty]`, `tags[]
 `items[][qty]` starts a new row when a key repeats); Spring and ASP.NET model binding nest by
 dots (`address.city`, `Items[0].Qty`). Repeated plain names (`tag=a&tag=b`) become lists, as
 Django's `getlist` reads them. Index-only levels (`0`, `1`, ...) become lists, so a form reads
-like the JSON body an API would have taken.
+like the JSON body an API would have taken. Rails' nested attributes (`fields_for`:
+`ticket[tasks_attributes][1718123456789][title]`) are rows whatever their keys: a row a script
+added is keyed by the browser's clock (`Date.now()`), another day's attempt by another, so the
+keys say nothing and the rows are a list in the order sent. Other numeric keys stay keys
+(`qty[4411]=2`: a product's id is data).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any
 MAX_DEPTH = 32
 _PART = re.compile(r"\[([^\[\]]*)\]|\.([^.\[\]]+)")
 _POSITION = re.compile(r"0|[1-9][0-9]{0,8}")  # ASCII digits only: `²` is no position
+_ROW_KEY = re.compile(r"[0-9]{1,20}")  # a nested-attributes row's key: an index or a clock's reading
+_NESTED_ATTRIBUTES = "_attributes"
 
 
 class ShapeConflict(ValueError):
@@ -58,7 +64,7 @@ def nest(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any] | None:
             _place(root, path, value)
     except ShapeConflict:
         return flat(pairs)
-    return {key: _listed(value) for key, value in root.items()}  # the top level stays named fields
+    return {key: _listed(value, key) for key, value in root.items()}  # the top level stays named fields
 
 
 def flat(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
@@ -117,16 +123,19 @@ def _holds(node: dict[str, Any], path: list[str]) -> bool:
     return True
 
 
-def _listed(value: Any) -> Any:
-    """Levels keyed `0..n-1` become lists, in index order; other keys stay (Rails' `fields_for`
-    keys such as `items_attributes[1718]` are not positions)."""
+def _listed(value: Any, name: str = "") -> Any:
+    """Levels keyed `0..n-1` become lists, in index order; so do the rows of Rails' nested
+    attributes (`<name>_attributes`, numeric keys of any size), in the order sent; other keys stay."""
     if isinstance(value, list):
         return [_listed(v) for v in value]
     if not isinstance(value, dict):
         return value
-    items = {k: _listed(v) for k, v in value.items()}
-    if items and all(_POSITION.fullmatch(k) for k in items):
-        indexes = sorted(int(k) for k in items)
-        if indexes == list(range(len(indexes))):
-            return [items[str(i)] for i in indexes]
+    items = {k: _listed(v, k) for k, v in value.items()}
+    if items and all(_POSITION.fullmatch(k) or _ROW_KEY.fullmatch(k) for k in items):
+        if name.endswith(_NESTED_ATTRIBUTES) and all(isinstance(v, dict) for v in items.values()):
+            return list(items.values())
+        if all(_POSITION.fullmatch(k) for k in items):
+            indexes = sorted(int(k) for k in items)
+            if indexes == list(range(len(indexes))):
+                return [items[str(i)] for i in indexes]
     return items

@@ -4,14 +4,20 @@ assignments, comments and status changes), so the fields say which one it was.
 
 The framework's plumbing is left out: CSRF tokens, the method override, the submit button,
 `utf8`, ASP.NET's view state. The method is the effective one (`_method=patch` names a PATCH).
+A submit button is known by the name frameworks give it (`commit`, `submit`, `button`) or,
+whatever it is called (WebForms' `ctl00$MainContent$btnSubmit`), by a page before the write
+that showed it as its form's one submit button (`shown_buttons`); a name under which a form
+offers two buttons is a choice, and stays.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rlauto_core.forms.bodies import form_kind, read_fields
+from rlauto_core.forms.html import answer_page
 from rlauto_core.forms.traffic import effective_method
 from rlauto_core.forms.urlencoded import parse_urlencoded
 from rlauto_core.recording import HttpCall
@@ -37,11 +43,25 @@ def is_plumbing(name: str) -> bool:
     return CSRF_FIELDS.match(name) is not None or _PLUMBING.match(name) is not None
 
 
-def form_write_name(call: HttpCall) -> str | None:
-    """`PATCH /tickets/88123 (ticket[assignee_id])` for a form body; None for anything else."""
-    names = field_names(call)
-    if names is None:
+def shown_buttons(calls: Sequence[HttpCall]) -> dict[str, frozenset[str]]:
+    """For each call (by id), the fields the pages before it showed as a form's one submit button."""
+    shown: set[str] = set()
+    before: dict[str, frozenset[str]] = {}
+    for call in calls:
+        before[call.id] = frozenset(shown)
+        page = answer_page(call)
+        if page is not None:
+            shown.update(page.offers.get("buttons", {}))
+    return before
+
+
+def form_write_name(call: HttpCall, buttons: frozenset[str] = frozenset()) -> str | None:
+    """`PATCH /tickets/88123 (ticket[assignee_id])` for a form body; None for anything else.
+    `buttons`: the submit buttons a page before it showed (`shown_buttons`), left out."""
+    sent = field_names(call)
+    if sent is None:
         return None
+    names = [name for name in sent if name not in buttons]
     method = effective_method(call)
     shown = names[:SHOWN_FIELDS] + (["..."] if len(names) > SHOWN_FIELDS else [])
     return f"{method} {call.path}" + (f" ({', '.join(shown)})" if shown else "")

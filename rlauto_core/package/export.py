@@ -3,6 +3,8 @@
 Every entry of the recording is copied byte for byte (same bytes and CRC; the compression may
 differ) except task.json, which is the package. Entry names are sanitized (no absolute paths,
 no `..`, no control characters). The file appears atomically: written aside, then renamed.
+With `redact_secrets`, the traffic files are redacted: by the rules, and by value (a secret
+one file names is removed wherever it recurs in any of them), read twice, streamed both times.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from rlauto_core.importers.har import is_har
 from rlauto_core.importers.jsonload import load_json
 from rlauto_core.package.io import package_bytes
 from rlauto_core.package.models import TaskPackage
-from rlauto_core.package.redact_stream import redact_stream
+from rlauto_core.package.redact_stream import find_secrets, redact_stream
+from rlauto_core.secret_values import SecretValues
 
 SUFFIX = ".task-package.zip"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -71,6 +74,7 @@ def _write_entry(out: zipfile.ZipFile, name: str, data: bytes, date_time: tuple[
 def _copy_archive(source: Path, out: zipfile.ZipFile, task_entry: str, task: bytes, redact: bool) -> None:
     written: set[str] = set()
     with zipfile.ZipFile(source) as archive:
+        secrets = _archive_secrets(archive) if redact else SecretValues()
         for info in archive.infolist():
             name = sanitize_entry_name(info.filename)
             if not name or name in written:
@@ -87,12 +91,22 @@ def _copy_archive(source: Path, out: zipfile.ZipFile, task_entry: str, task: byt
             target.compress_type = zipfile.ZIP_DEFLATED
             if redact and name.lower().endswith(_REDACTABLE):
                 with out.open(target, "w") as dst:  # streamed: one HAR entry at a time is held
-                    redact_stream(functools.partial(archive.open, info), dst)
+                    redact_stream(functools.partial(archive.open, info), dst, secrets)
                 continue
             with archive.open(info) as src, out.open(target, "w") as dst:
                 shutil.copyfileobj(src, dst, 1024 * 1024)
     if task_entry not in written:
         _write_entry(out, task_entry, task)
+
+
+def _archive_secrets(archive: zipfile.ZipFile) -> SecretValues:
+    """What the recording's files (the recorded task.json too) carry: a secret one file names is
+    removed from all of them."""
+    found = SecretValues()
+    for info in archive.infolist():
+        if not info.is_dir() and info.filename.lower().endswith(_REDACTABLE):
+            found = found | find_secrets(functools.partial(archive.open, info))
+    return found
 
 
 def _bare_entry_name(source_name: str, data: bytes) -> str:
@@ -121,7 +135,7 @@ def _copy_bare(source: Path, bare_name: str, out: zipfile.ZipFile, redact: bool)
     info.compress_type = zipfile.ZIP_DEFLATED
     with out.open(info, "w") as dst:  # a bare HAR streamed, as it is or redacted entry by entry
         if redact:
-            redact_stream(lambda: source.open("rb"), dst)
+            redact_stream(lambda: source.open("rb"), dst, find_secrets(lambda: source.open("rb")))
         else:
             with source.open("rb") as src:
                 shutil.copyfileobj(src, dst, 1024 * 1024)

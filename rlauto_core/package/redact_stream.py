@@ -11,6 +11,10 @@ comes before its `name` waits for it (or the object's end), so that the pair rul
 Input that is not one JSON document is redacted line by line (each line as JSON, else as text);
 bytes that are not UTF-8 are copied as they are. Both are found only while reading, so the
 result goes to a temporary file first and the source is opened again for the next way.
+
+A secret the rules found is removed by value too, wherever it recurs (`rlauto_core.secret_values`):
+`find_secrets` reads a file the same way, collecting the values instead of writing, and the
+export hands what it found in every file of the recording to `redact_stream`.
 """
 
 from __future__ import annotations
@@ -24,36 +28,86 @@ from contextlib import AbstractContextManager
 from typing import IO, Any
 
 from rlauto_core.redact import is_secret_name, redact_json, redact_text
+from rlauto_core.secret_values import SecretFinder, SecretValues
 
 CHUNK = 1 << 18  # characters read at a time (and the least a value's buffer grows by)
 STREAM_DEPTH = 3  # the document, `log` and `log.entries` are walked; their values decoded whole
 _DECODER = json.JSONDecoder()
 
 Opener = Callable[[], AbstractContextManager[IO[bytes]]]
+# what becomes of each decoded value (the value, how deep it sits): redacted, or looked at
+Rule = Callable[[Any, int], Any]
 
 
 class _NotOneDocument(Exception):
     """Not a single JSON document: redact it line by line instead."""
 
 
-def redact_stream(open_source: Opener, sink: IO[bytes]) -> None:
-    """Write the redacted bytes of the file `open_source()` opens (called up to three times)."""
+def redact_stream(open_source: Opener, sink: IO[bytes], secrets: SecretValues | None = None) -> None:
+    """Write the redacted bytes of the file `open_source()` opens (called up to three times),
+    with `secrets` removed wherever they appear."""
+    known = secrets or SecretValues()
+
+    def rule(value: Any, depth: int) -> Any:
+        return known.value(redact_json(value, depth))
+
+    def line_rule(line: str) -> str:
+        return known.text(_redacted_line(line))
+
     with tempfile.TemporaryFile() as spool:
-        try:
-            try:
-                with open_source() as source:
-                    _Document(source, spool).write()
-            except _NotOneDocument:
-                spool.seek(0)
-                spool.truncate()
-                with open_source() as source:
-                    _write_lines(source, spool)
-        except UnicodeDecodeError:
+        if not _read(open_source, spool, rule, line_rule):
             with open_source() as source:  # not text: kept as it is
                 shutil.copyfileobj(source, sink, CHUNK)
             return
         spool.seek(0)
         shutil.copyfileobj(spool, sink, CHUNK)
+
+
+def find_secrets(open_source: Opener) -> SecretValues:
+    """The secret values the file `open_source()` opens carries (none when it is not text)."""
+    finder = SecretFinder()
+
+    def rule(value: Any, _depth: int) -> Any:
+        finder.json(value)
+        return value
+
+    def line_rule(line: str) -> str:
+        try:
+            finder.json(json.loads(line))
+        except (ValueError, RecursionError):
+            finder.string(line)
+        return line
+
+    _read(open_source, _Discard(), rule, line_rule)
+    return finder.found()
+
+
+class _Discard:
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+    def seek(self, offset: int) -> int:
+        return 0
+
+    def truncate(self) -> int:
+        return 0
+
+
+def _read(open_source: Opener, sink: Any, rule: Rule, line_rule: Callable[[str], str]) -> bool:
+    """One JSON document's values, else each line, through the rules into `sink`; False when
+    the file is not text."""
+    try:
+        try:
+            with open_source() as source:
+                _Document(source, sink, rule).write()
+        except _NotOneDocument:
+            sink.seek(0)
+            sink.truncate()
+            with open_source() as source:
+                _write_lines(source, sink, line_rule)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _dumped(value: Any, level: int) -> str:
@@ -64,8 +118,8 @@ def _dumped(value: Any, level: int) -> str:
 class _Document:
     """One JSON document read from `source` in chunks, written redacted to `sink`."""
 
-    def __init__(self, source: IO[bytes], sink: IO[bytes]) -> None:
-        self.source, self.sink = source, sink
+    def __init__(self, source: IO[bytes], sink: IO[bytes], rule: Rule) -> None:
+        self.source, self.sink, self.rule = source, sink, rule
         self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
         self.buffer, self.pos, self.eof = "", 0, False
 
@@ -137,7 +191,7 @@ class _Document:
             self._array(depth)
         else:
             # the depth redact_json would have reached it at (its cap on nesting counts from the top)
-            self._out(_dumped(redact_json(self._decoded(), depth), depth))
+            self._out(_dumped(self.rule(self._decoded(), depth), depth))
 
     def _object(self, depth: int) -> None:
         self._expect("{")
@@ -161,24 +215,24 @@ class _Document:
             self._expect(":")
             if key == "name":
                 name = (self._decoded(),)
-                member("name", redact_json({"name": name[0]}, depth)["name"])
+                member("name", self.rule({"name": name[0]}, depth)["name"])
                 if held is not None:  # the pair's value came first
-                    member("value", redact_json({"name": name[0], "value": held[0]}, depth)["value"])
+                    member("value", self.rule({"name": name[0], "value": held[0]}, depth)["value"])
                     held = None
             elif key == "value":
                 if name is None:
                     held = (self._decoded(),)  # its name may still come: the pair rule needs both
                 else:
-                    member("value", redact_json({"name": name[0], "value": self._decoded()}, depth)["value"])
+                    member("value", self.rule({"name": name[0], "value": self._decoded()}, depth)["value"])
             elif self._peek() in ("{", "[") and depth + 1 < STREAM_DEPTH and not is_secret_name(key):
                 self._out(("," if written else "{") + indent + json.dumps(key, ensure_ascii=False) + ": ")
                 self._value(depth + 1)  # redact_json would only recurse into it: walk it
                 written += 1
             else:
-                member(key, redact_json({key: self._decoded()}, depth)[key])
+                member(key, self.rule({key: self._decoded()}, depth)[key])
         self.pos += 1
         if held is not None:
-            member("value", redact_json({"value": held[0]}, depth)["value"])
+            member("value", self.rule({"value": held[0]}, depth)["value"])
         self._out("\n" + " " * depth + "}" if written else "{}")
 
     def _array(self, depth: int) -> None:
@@ -195,7 +249,7 @@ class _Document:
         self._out("\n" + " " * depth + "]" if count else "[]")
 
 
-def _write_lines(source: IO[bytes], sink: IO[bytes]) -> None:
+def _write_lines(source: IO[bytes], sink: IO[bytes], rule: Callable[[str], str]) -> None:
     """Each line as JSON (redacted) or as text; lines and the final newline as `str.splitlines`
     and the whole-file redaction had them."""
     first, ends_with_newline, written = True, False, False
@@ -206,7 +260,7 @@ def _write_lines(source: IO[bytes], sink: IO[bytes]) -> None:
             continue
         ends_with_newline = text.endswith("\n")
         for line in text.splitlines():
-            sink.write((("\n" if written else "") + _redacted_line(line)).encode("utf-8"))
+            sink.write((("\n" if written else "") + rule(line)).encode("utf-8"))
             written = True
     if ends_with_newline:
         sink.write(b"\n")

@@ -37,6 +37,7 @@ from rlauto_core.prompts.answers import AnalyzerResult
 from rlauto_core.recording import Recording
 from rlauto_core.rules import run_rules
 from rlauto_core.rules.flags import Flag
+from rlauto_core.secret_values import recorded_secrets
 from rlauto_core.store.layout import Snapshot
 from rlauto_core.store.outcome import CheckFigures, ItemOutcome, IterationResult
 
@@ -188,7 +189,7 @@ def run_item(
             "finished_at": datetime.now(UTC),
         }
     )
-    return Finished(done, package, snapshots)
+    return Finished(recorded_secrets(recording).model(done), package, snapshots)
 
 
 def _iteration(
@@ -223,6 +224,10 @@ def _iteration(
         if polished.usage.calls:
             usage.add(Role.POLISH, polished.usage)
         package = with_polish(package, polished)
+    # a secret the recording carries, wherever it recurs (an echo, a URL, a field of another name),
+    # is out of the package before the checks run: they check what ships
+    secrets = recorded_secrets(item.recording)
+    package = secrets.model(package)
     # the self-check runs once and is stored in the package: validator and judge both read it
     check = self_check(package, item.recording)
     package = package.model_copy(update={"validation": package.validation.model_copy(update={"self_check": check})})
@@ -232,24 +237,24 @@ def _iteration(
     )
     judged = judge.judge(package, validator_result, slim=item.slim, policy=policy)
     usage.merge(judged.usage)
-    result = _with_verdict(judged.result, policy)
+    result = secrets.model(_with_verdict(judged.result, policy))  # reasons may quote the recording
     return IterationSnapshot(
         iteration=turn.iteration,
         evidence={
             "slim": item.slim,
-            "flags": [f.model_dump(mode="json") for f in item.flags],
+            "flags": secrets.value([f.model_dump(mode="json") for f in item.flags]),
             "prompt_chars": drafted.prompt_chars,
         },
-        analyzer_result=drafted.result,
-        draft=drafted.draft,
+        analyzer_result=secrets.model(drafted.result) if drafted.result is not None else None,
+        draft=secrets.model(drafted.draft),
         package=package,
-        validator_result=validator_result,
+        validator_result=secrets.model(validator_result),
         judge_result=result,
         judge_skipped=judged.skipped,
         passed=policy.satisfied(result),
-        memory=memory.updated(turn.iteration, result),
+        memory=secrets.model(memory.updated(turn.iteration, result)),
         usage=usage,
-        notes=drafted.notes,
+        notes=secrets.value(drafted.notes),
     )
 
 

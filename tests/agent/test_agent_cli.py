@@ -5,12 +5,15 @@ a busy phone refused with exit 2; a stop through the launcher ends the run `stop
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -27,6 +30,8 @@ from tests.agent.served import served_run_agent
 from tests.agent.test_flow_control import RELEASE, hold_phone
 from tests.agent.test_flow_run import CANARY
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fakes.outage_relay import FaultRelay
+from tests.servers import stop_process
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 RLAUTO = [sys.executable, "-c", "from flows.cli import main; main()"]
@@ -144,3 +149,113 @@ def _stop_when_waiting(launcher: PrefectAgentLauncher, launched: list[LaunchedAg
     wait_for(lambda: launched and fake.calls("agent") == 2, timeout=180)
     time.sleep(0.5)
     launcher.stop(launched[0].run_id)
+
+
+def _read_lines(proc: subprocess.Popen[str], on_line: Any) -> threading.Thread:
+    """Each stdout line as it comes, handed to `on_line` at once (on a thread of its own)."""
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            on_line(line.rstrip("\n"))
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.fixture
+def served_slow_states(
+    prefect_api_url: str, fake_llm: FakeLlmServer, demo_adb: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[dict[str, str]]:
+    """The deployment served as `served` does, its flow runs talking to the server through a relay
+    that holds each state change 2 s (a busy server): a run asks for a person, then is paused
+    2 s later. The environment handed back (for the CLI) names the server itself."""
+    relay = FaultRelay(int(urlsplit(prefect_api_url).port or 0))
+    relay.slow(2.0, match=lambda method, target: method == "POST" and target.endswith("/set_state"))
+    monkeypatch.setenv("AGENT_API_KEY", CANARY)
+    monkeypatch.setenv("AGENT_BASE_URL", fake_llm.base_url())
+    monkeypatch.setenv("AGENT_MODEL", "agent")
+    monkeypatch.setenv("PREFECT_API_URL", f"{relay.endpoint_url}/api")
+    try:
+        with served_run_agent(tmp_path / "runner.log") as env:
+            yield {**env, "PREFECT_API_URL": prefect_api_url}
+    finally:
+        relay.close()
+
+
+def test_a_person_is_needed_is_printed_once_the_run_is_paused_not_before(
+    served_slow_states: dict[str, str], fake_llm: FakeLlmServer, notes_app: NotesApp, storage: FsspecStorage
+) -> None:
+    """The run asks for a person, then its flow run pauses: the line comes when it has paused
+    (the Resume it names exists from then on), once, and "handed back" after it."""
+    fake_llm.script(
+        "agent",
+        turn(call("app_start", package="com.example.notes")),
+        turn(call("request_takeover", reason="2fa", message="Type the code from the SMS")),
+        *WRITE_NOTE[1:],
+    )
+    launcher = PrefectAgentLauncher(storage.url)
+    lines: list[str] = []
+    paused_when_told: list[bool] = []
+
+    def seen(line: str) -> None:
+        if line.startswith("a person is needed"):
+            run_id = lines[0].split()[2]
+            paused_when_told.append(launcher.status(run_id).paused)  # asked the moment it is read
+        lines.append(line)
+
+    cli = subprocess.Popen(
+        [*RLAUTO, "agent", "run", "Write the note 'Call Alice'", "--device", SERIAL, "--storage", storage.url],
+        env=served_slow_states, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    reader = _read_lines(cli, seen)
+    try:
+        run_id = wait_for(lambda: _only_run(storage), timeout=180)
+        wait_for(lambda: launcher.status(run_id).paused and paused_when_told, timeout=180)
+        notes_app.sign_in()
+        launcher.hand_back(run_id, "the code was 123456")
+        assert cli.wait(timeout=240) == 0, cli.stderr.read() if cli.stderr else ""
+        reader.join(30)
+    finally:
+        stop_process(cli)  # type: ignore[arg-type]
+    assert paused_when_told == [True], lines
+    told = lines.index("a person is needed (2fa): Type the code from the SMS")
+    assert lines[told + 1].startswith("  do it on the phone, then Resume the flow run")
+    assert lines.index("handed back: the code was 123456") > told and lines[-1] == "ended completed: Wrote the note"
+
+
+def test_a_stop_while_the_phone_is_busy_is_answered_clearly_and_holds_no_slot(
+    served: dict[str, str], notes_app: NotesApp, storage: FsspecStorage
+) -> None:
+    """Ctrl-C right after the run was created, while another run holds the phone: the answer says
+    the run did not start and what holds the phone (nothing to resume), and no slot stays held."""
+    RELEASE.clear()
+    holder, held = in_thread(hold_phone)
+    launcher = PrefectAgentLauncher(storage.url)
+    try:
+        wait_for(lambda: not {d.serial: d for d in launcher.devices()}.get(SERIAL, _free()).usable, out=held)
+        cli = subprocess.Popen(
+            [*RLAUTO, "agent", "run", "Write a note", "--device", SERIAL, "--storage", storage.url],
+            env=served, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )  # fmt: skip
+        try:
+            assert cli.stdout is not None
+            first = cli.stdout.readline()
+            assert first.startswith("agent run "), first
+            run_id = first.split()[2]
+            cli.send_signal(signal.SIGINT)
+            _out, err = cli.communicate(timeout=120)
+        finally:
+            stop_process(cli)  # type: ignore[arg-type]
+        assert cli.returncode == 130 and "Traceback" not in err, err
+        assert f"agent run {run_id}" in err and f"device {SERIAL} is busy with run " in err, err
+        assert "resume it" not in err, err  # it never started: there is nothing to resume
+        assert launcher.status(run_id).final
+        assert launcher.agent_busy() is None  # the stopped run holds no agent slot
+        phone = {d.serial: d for d in launcher.devices()}[SERIAL]
+        assert phone.busy is not None and run_id not in phone.busy  # the phone is the holder's, not the stopped run's
+    finally:
+        RELEASE.set()
+        holder.join(60)
+    assert {d.serial: d for d in launcher.devices()}[SERIAL].usable

@@ -152,7 +152,7 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
             refused = rlauto(env, "designer", "run", "Write a standup note", "--device", "demo-1")
             assert refused.returncode == 2 and "another agent run is active" in refused.stderr, refused.stderr
 
-            deadline = time.monotonic() + 120  # the takeover's event comes first, then the flow run pauses
+            deadline = time.monotonic() + 120  # told once paused: the run is paused for the person
             while httpx.get(f"{api}/flow_runs/{run_id}", timeout=10).json()["state"]["type"] != "PAUSED":
                 assert time.monotonic() < deadline, "the flow run did not pause for the person"
                 time.sleep(0.5)

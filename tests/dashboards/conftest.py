@@ -73,6 +73,8 @@ def sample_specs() -> list[ItemSpec]:
             "rename the board 'Q3 plan' to 'Q4 plan'",
             scores=[[2, 2, 2, 2, 1, 2], [2, 2, 2, 2, 2, 2]],
             call_headers={"Authorization": CANARY_AUTH, "Cookie": CANARY_COOKIE},
+            answer_echo=f"served to {CANARY_AUTH.split()[1]}",
+            url_echo=f"ref={CANARY_COOKIE.split('=')[1]}",
             error=f"first analyzer call refused key {CANARY_API_KEY}; retried",
             finished_at=t + timedelta(minutes=6),
         ),

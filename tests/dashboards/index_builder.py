@@ -54,6 +54,10 @@ class ItemSpec:
     error: str | None = None
     # header values planted in the package's recorded calls (the canary test uses this)
     call_headers: dict[str, str] = field(default_factory=dict)
+    # text the first call's answer ends with, and a query its second call's URL carries (the
+    # canary test plants the headers' values there, where no name says they are secrets)
+    answer_echo: str = ""
+    url_echo: str = ""
     source_name: str = ""
 
     @property
@@ -115,7 +119,9 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
             "output": {
                 "status": 200,
                 "headers": {"content-type": "application/json"},
-                "body": '{"messages":[{"id":"M7","from":"Alice"}]}',
+                "body": '{"messages":[{"id":"M7","from":"Alice"}]'
+                + (f',"note":"{spec.answer_echo}"' if spec.answer_echo else "")
+                + "}",
             },
             "metadata": {"durationMs": 41},
         },
@@ -125,7 +131,8 @@ def task_package(spec: ItemSpec, iteration: int) -> dict[str, Any]:
             "type": "http",
             "input": {
                 "method": "POST",
-                "url": "https://chat.example.com/api/v1/channels/C01/messages",
+                "url": "https://chat.example.com/api/v1/channels/C01/messages"
+                + (f"?{spec.url_echo}" if spec.url_echo else ""),
                 "headers": headers,
                 "body": '{"text":"got it","threadId":"M7"}',
             },

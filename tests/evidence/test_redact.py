@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rlauto_core.redact import REDACTED, redact_body, redact_json, redact_text, redact_url
 
 CANARY = "CANARY-a1b2c3d4e5f6g7h8"
@@ -127,3 +129,30 @@ def test_sig_is_a_credential_alone_or_as_an_ending_and_data_as_a_prefix() -> Non
     assert {k: redacted[k] for k in ("signup", "signal", "significant", "signed_in")} == {
         "signup": "2026-05-01", "signal": "strong", "significant": True, "signed_in": True,
     }  # fmt: skip
+
+
+NEW_NAMES = ("pwd", "passwd", "user[pwd]", "session_key", "sessionid", "PHPSESSID", "form_key", "xsrf", "_xsrf", "sid")
+
+
+@pytest.mark.parametrize("name", NEW_NAMES)
+def test_the_secret_names_missed_before_are_redacted_wherever_they_stand(name: str) -> None:
+    """As a JSON key, a `{name, value}` pair, a query parameter (in a URL and quoted in free text),
+    a form field and a hidden input: the same names, the same answer."""
+    assert redact_json({name: LIVE_KEY, "title": "Runbook"}) == {name: REDACTED, "title": "Runbook"}
+    assert redact_json([{"name": name, "value": LIVE_KEY}]) == [{"name": name, "value": REDACTED}]
+    assert LIVE_KEY not in redact_url(f"https://app.example.com/a?{name}={LIVE_KEY}&page=2")
+    said = redact_text(f"open https://app.example.com/a?{name}={LIVE_KEY}&page=2 now")
+    assert LIVE_KEY not in said and "page=2 now" in said
+    assert LIVE_KEY not in (redact_body(f"{name}={LIVE_KEY}&title=Runbook") or "")
+    page = redact_text(f'<input type="hidden" name="{name}" value="{LIVE_KEY}"><input name="q" value="ENG">')
+    assert LIVE_KEY not in page and 'value="ENG"' in page
+
+
+def test_a_short_human_sid_is_data_and_stays() -> None:
+    """`sid` is a session id or a station, site or step id: a short human value stays."""
+    for value in ("KSFO", "S-4", "ENG-42", "12", "eu-west"):
+        assert redact_json({"sid": value}) == {"sid": value}
+        assert redact_text(f"see /stations?sid={value}&day=2") == f"see /stations?sid={value}&day=2"
+        assert redact_text(f'<input name="sid" value="{value}">') == f'<input name="sid" value="{value}">'
+    for value in (LIVE_KEY, "a1b2c3d4e5f6a7b8c9d0", "s%3Ak3Jd9Qm2LxP0vRt7.sWc4hNa"):
+        assert redact_json({"sid": value}) == {"sid": REDACTED}, value

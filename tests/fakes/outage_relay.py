@@ -88,6 +88,7 @@ class _Fault:
     status: int  # 0: forward the request, then drop the answer (it landed; the client never hears)
     code: str
     remaining: int | None  # None: every matching request
+    delay_s: float = 0.0  # > 0: held this long, then forwarded as it is (`slow`)
 
 
 @dataclass
@@ -107,7 +108,9 @@ class FaultRelay:
     request the client sends is seen and counted here, retries included. `fail()` answers
     matching requests with an S3 error (`503 ServiceUnavailable` by default) without the server
     seeing them; `lose_answers()` lets matching requests reach the server and then cuts the
-    connection before the client reads the answer (the write happened; the client cannot know).
+    connection before the client reads the answer (the write happened; the client cannot know);
+    `slow()` holds matching requests a while before they go on. It relays Prefect's API too
+    (websockets pass through as they are).
     """
 
     def __init__(self, target_port: int) -> None:
@@ -135,6 +138,11 @@ class FaultRelay:
     def lose_answers(self, match: Match, times: int | None = 1) -> None:
         with self._lock:
             self._faults.append(_Fault(match, 0, "", times))
+
+    def slow(self, seconds: float, match: Match, times: int | None = None) -> None:
+        """Hold matching requests `seconds` before they reach the server (a slow link or server)."""
+        with self._lock:
+            self._faults.append(_Fault(match, 0, "", times, delay_s=seconds))
 
     def clear(self) -> None:
         with self._lock:
@@ -175,6 +183,9 @@ class FaultRelay:
             if b"\r\nupgrade:" in request.head.lower():
                 client.settimeout(None)  # a websocket may stay quiet for long
             fault = self._fault_for(request.method, request.target)
+            if fault is not None and fault.delay_s:
+                time.sleep(fault.delay_s)
+                fault = None
             if fault is None:
                 self._forward(client, request, rest)
             elif fault.status:

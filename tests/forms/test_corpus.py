@@ -93,8 +93,8 @@ EXPECTED = {
                 "ctl00$MainContent$txtAmount, ...)",
                 "/Claims/Detail.aspx?id=20931",
             ),
-            (
-                "POST /Claims/Detail.aspx (ctl00$MainContent$ddlApprover, ctl00$MainContent$btnSubmit)",
+            (  # the submit button the page showed (`btnSubmit`) names nothing
+                "POST /Claims/Detail.aspx (ctl00$MainContent$ddlApprover)",
                 "/Claims/Detail.aspx?id=20931&submitted=1",
             ),
         ],
