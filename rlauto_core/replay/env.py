@@ -122,7 +122,7 @@ class Environment:
             rubrics=report.rubrics,
             session=session.number,
             calls=len(session.calls),
-            unknown_calls=sum(c.outcome == "unknown" for c in session.calls),
+            unknown_calls=sum(c.unknown for c in session.calls),
             attempt=str(file) if keep else None,
         )
         if keep:

@@ -127,3 +127,11 @@ def test_sig_is_a_credential_alone_or_as_an_ending_and_data_as_a_prefix() -> Non
     assert {k: redacted[k] for k in ("signup", "signal", "significant", "signed_in")} == {
         "signup": "2026-05-01", "signal": "strong", "significant": True, "signed_in": True,
     }  # fmt: skip
+
+
+def test_a_body_nested_past_the_parsers_depth_is_redacted_as_text_not_raised() -> None:
+    """An agent's request to a replay environment is redacted before it is kept: a hostile body
+    of 100 000 `[` made the JSON parser raise RecursionError through the server."""
+    nested = "[" * 100_000
+    assert redact_body(nested) == nested
+    assert CANARY not in (redact_body(f'{{"auth": "Bearer {CANARY}", "a": ' + nested) or "")
