@@ -127,7 +127,9 @@ class Environment:
         )
         if keep:
             text = json.dumps(reward.reward_json(), ensure_ascii=False, indent=1)
-            (file.parent / "reward.json").write_text(text + "\n", encoding="utf-8")
+            written = file.parent / "reward.json.part"
+            written.write_text(text + "\n", encoding="utf-8")
+            written.replace(file.parent / "reward.json")  # a reader polling the folder never sees half
         return reward
 
 
