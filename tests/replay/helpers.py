@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -44,9 +44,9 @@ def golden_of(env: ReplayEnv) -> list[Call]:
     return golden_calls(world.recording, [s.call_id for s in env.environment.package.golden_trajectory])
 
 
-def play(calls: list[Call], step: Callable[[EnvCall], Any]) -> list[Any]:
+def play(calls: Sequence[Call], step: Callable[[EnvCall], Any]) -> list[Any]:
     """Each recorded call made through `step` with the session's ids; the answers."""
-    replayer = Replayer(calls)
+    replayer = Replayer(list(calls))
     answers = []
     for index in range(len(calls)):
         answer = step(replayer.call(index))

@@ -15,6 +15,7 @@ issue the recording never showed (its answer comes from the nearest recorded sta
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
@@ -35,7 +36,7 @@ KINDS = {
 }
 
 
-def _ndjson(*lines: dict[str, object]) -> str:
+def _ndjson(*lines: Mapping[str, object]) -> str:
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
