@@ -1,11 +1,14 @@
 """Replay environments: the overhead of one step against a stateless replay of the same answers,
 and an eval over the example packages with the scripted model (no Prefect, then through the flow).
 
-    python bench/bench_replay.py [--rounds 30] [--flow]
+    python bench/bench_replay.py [--rounds 30] [--flow] [--batches]
 
 Per step: every example's golden trajectory played through `ReplayEnv.step` (match the exchange,
 fresh ids, render the answer, log the call) against the baseline a cassette tool pays: a dict
 lookup of the recorded answer by call, serialised as JSON. Target: <= 5 ms a step.
+
+`--batches`: a batched GraphQL POST and a `_bulk` (the rewards corpus's linear_gql and es_bulk
+recordings as their clients sent them) against the same calls sent one by one, in the same run.
 """
 
 from __future__ import annotations
@@ -24,8 +27,17 @@ sys.path.insert(0, str(ROOT))
 from rlauto_core.config import RunOptions  # noqa: E402
 from rlauto_core.importers import import_path  # noqa: E402
 from rlauto_core.package import export_package  # noqa: E402
-from rlauto_core.replay import Replayer, ScriptedPackageModel, golden_calls, open_env, run_episode  # noqa: E402
+from rlauto_core.recording import Call  # noqa: E402
+from rlauto_core.replay import (  # noqa: E402
+    ReplayEnv,
+    Replayer,
+    ScriptedPackageModel,
+    golden_calls,
+    open_env,
+    run_episode,
+)
 from tests.package.offline import package_offline  # noqa: E402
+from tests.replay.helpers import BATCH_CORPUS, sent_calls  # noqa: E402
 
 
 def packages(out: Path) -> list[Path]:
@@ -42,12 +54,50 @@ def packages(out: Path) -> list[Path]:
     return found
 
 
+def _timed(env: ReplayEnv, calls: list[Call], rounds: int, picked: set[str]) -> list[float]:
+    """ms of each step whose recorded call is one of `picked` (ids), over `rounds` sessions."""
+    found: list[float] = []
+    for _ in range(rounds):
+        env.reset()
+        replayer = Replayer(calls)
+        for index, recorded in enumerate(calls):
+            call = replayer.call(index)
+            started = time.perf_counter()
+            answer = env.step(call)
+            if recorded.id in picked:
+                found.append((time.perf_counter() - started) * 1000)
+            replayer.learn(index, answer)
+        env.close()
+    return found
+
+
+def batch_figures(out: Path, rounds: int) -> None:
+    """A request carrying several calls against its calls sent alone: ms per call, and the ratio."""
+    for app, source in BATCH_CORPUS.items():
+        done = package_offline(source, RunOptions(), out)
+        assert done.package_path is not None
+        env = open_env(done.package_path)
+        whole: list[Call] = list(sent_calls(source))
+        alone = import_path(source).calls  # the recording split on import: each part its own call
+        parts = {c.id for c in alone if "bulk" in c.extra or "graphqlBatch" in c.extra}
+        batches = {c.id for c in whole if c.path.endswith("/_bulk") or (c.request_body or "").startswith("[")}
+        joined = _timed(env, whole, rounds, batches)
+        single = _timed(env, alone, rounds, parts)
+        per_joined = sum(joined) / (rounds * len(parts))
+        per_single = statistics.mean(single)
+        print(f"{app}: {len(batches)} request(s) carrying {len(parts)} calls: {per_joined:.3f} ms a call joined, "
+              f"{per_single:.3f} ms sent alone; ratio {per_joined / per_single:.2f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--flow", action="store_true", help="also run the eval through the eval-agent flow")
+    parser.add_argument("--batches", action="store_true", help="also time batched requests against their calls")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
+        if args.batches:
+            batch_figures(Path(scratch), args.rounds)
         paths = packages(Path(scratch))
         envs = [open_env(p) for p in paths]
         step_ms: list[float] = []

@@ -197,10 +197,9 @@ def redact_body(body: str | None) -> str | None:
     stripped = body.lstrip()
     if stripped[:1] in ("{", "["):
         try:
-            parsed = json.loads(body)
-        except ValueError:
+            return json.dumps(redact_json(json.loads(body)), ensure_ascii=False, separators=(",", ":"))
+        except (ValueError, RecursionError):  # broken, or nested past what a parser follows
             return redact_text(body)
-        return json.dumps(redact_json(parsed), ensure_ascii=False, separators=(",", ":"))
     if "=" in body and " " not in body.strip() and "\n" not in body:
         pairs = parse_qsl(body, keep_blank_values=True)
         if pairs and any(is_secret_field(k, v) for k, v in pairs):

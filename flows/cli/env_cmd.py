@@ -19,8 +19,8 @@ app.add_typer(env_app, name="env")
 
 
 def run_app(asgi: Any, host: str, port: int, *, on_stop: Callable[[], None],
-            sweep: Callable[[], None] | None = None) -> None:  # fmt: skip
-    """Serve an ASGI app until interrupted; `sweep` runs every few seconds (idle sessions end)."""
+            sweep: Callable[[], None] | None = None, sweep_every: float = 5.0) -> None:  # fmt: skip
+    """Serve an ASGI app until interrupted; `sweep` runs every `sweep_every` seconds (idle sessions end)."""
     import anyio
     import uvicorn
 
@@ -31,7 +31,7 @@ def run_app(asgi: Any, host: str, port: int, *, on_stop: Callable[[], None],
 
             async def sweeper() -> None:
                 while sweep is not None:
-                    await anyio.sleep(5)
+                    await anyio.sleep(sweep_every)
                     await anyio.to_thread.run_sync(sweep)
 
             group.start_soon(sweeper)
@@ -53,7 +53,7 @@ def serve_command(
     out: Annotated[Path | None, typer.Option("--out", help="Each ended session's attempt and reward.json.")] = None,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     idle_seconds: Annotated[
-        float, typer.Option("--idle-seconds", help="An MCP session with no call this long ends.")
+        float, typer.Option("--idle-seconds", min=0.1, help="An MCP session with no call this long ends.")
     ] = 1800.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sessions' fresh ids.")] = 0,
 ) -> None:
@@ -91,7 +91,10 @@ def _serve_mcp(environment: Any, out: Path | None, port: int | None, host: str, 
         return
     sessions = McpSessions(environment, out, idle_seconds)
     sys.stderr.write(f"MCP (Streamable HTTP) at http://{host}:{port}/mcp; sessions to {out or 'nowhere'}\n")
-    run_app(http_mcp_app(environment, sessions), host, port, on_stop=sessions.end_all, sweep=sessions.end_idle)
+    # swept at half the idle time (at most every 5 s): a session ends within 1.5 times it
+    every = min(5.0, max(0.05, idle_seconds / 2))
+    run_app(http_mcp_app(environment, sessions), host, port, on_stop=sessions.end_all, sweep=sessions.end_idle,
+            sweep_every=every)  # fmt: skip
 
 
 def _serve_http(environment: Any, out: Path | None, port: int, host: str) -> None:

@@ -122,12 +122,14 @@ class Environment:
             rubrics=report.rubrics,
             session=session.number,
             calls=len(session.calls),
-            unknown_calls=sum(c.outcome == "unknown" for c in session.calls),
+            unknown_calls=sum(c.unknown for c in session.calls),
             attempt=str(file) if keep else None,
         )
         if keep:
             text = json.dumps(reward.reward_json(), ensure_ascii=False, indent=1)
-            (file.parent / "reward.json").write_text(text + "\n", encoding="utf-8")
+            written = file.parent / "reward.json.part"
+            written.write_text(text + "\n", encoding="utf-8")
+            written.replace(file.parent / "reward.json")  # a reader polling the folder never sees half
         return reward
 
 

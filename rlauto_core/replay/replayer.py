@@ -41,9 +41,25 @@ class Replayer:
             try:
                 arguments["body"] = self._swap(json.loads(body))
             except ValueError:
-                pairs = parse_qsl(body, keep_blank_values=True)
-                arguments["body"] = urlencode([(k, str(self.learned.get(v, v))) for k, v in pairs]) if pairs else body
+                arguments["body"] = self._ndjson(body) or self._form(body)
         return EnvCall(name=HTTP_TOOL, arguments=arguments)
+
+    def _ndjson(self, body: str) -> str | None:
+        """A bulk's NDJSON (one JSON object a line) with the session's ids, or None for other text."""
+        lines = [line for line in body.splitlines() if line.strip()]
+        try:
+            values = [json.loads(line) for line in lines]
+        except ValueError:
+            return None
+        if not values or not all(isinstance(v, dict) for v in values):
+            return None
+        return "".join(json.dumps(self._swap(v), ensure_ascii=False) + "\n" for v in values)
+
+    def _form(self, body: str) -> str:
+        if "=" not in body:
+            return body  # plain text: kept as sent
+        pairs = parse_qsl(body, keep_blank_values=True)
+        return urlencode([(k, str(self.learned.get(v, v))) for k, v in pairs]) if pairs else body
 
     def learn(self, index: int, answer: Any) -> None:
         """What the session's answer to call `index` shows where the recorded answer showed an id."""

@@ -16,7 +16,7 @@ import logging
 import re
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -24,13 +24,22 @@ from urllib.parse import urlsplit
 from rlauto_core.checkers.outputs import input_locations
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.package.volatile import volatile_kind
+from rlauto_core.protocols import graphql
 from rlauto_core.recording import Call, Header, HttpCall, ToolCall
 from rlauto_core.redact import redact_body, redact_json, redact_url
+from rlauto_core.replay.batches import (
+    MAX_PARTS,
+    PartAnswer,
+    SplitRequest,
+    is_unsplittable_bulk,
+    joined_answer,
+    split_request,
+)
 from rlauto_core.replay.fresh import FreshValues
 from rlauto_core.replay.render import Renderer
 from rlauto_core.replay.tools import argument_problem, tool_schemas
 from rlauto_core.replay.values import SessionValues
-from rlauto_core.replay.world import Exchange, World, route_for
+from rlauto_core.replay.world import Exchange, World, route_for, route_of
 
 log = logging.getLogger("rlauto.replay")
 
@@ -46,6 +55,12 @@ class SessionCall:
     outcome: Outcome
     exchange: str | None = None  # the recorded call it was answered from
     note: str = ""
+    parts: list[Outcome] = field(default_factory=list)  # a batch's or bulk's calls, each answered alone
+
+    @property
+    def unknown(self) -> int:
+        """Calls nobody recorded: this one, or the parts of a batch that are."""
+        return self.parts.count("unknown") if self.parts else int(self.outcome == "unknown")
 
 
 @dataclass
@@ -54,6 +69,9 @@ class HttpAnswer:
     headers: list[Header]
     body: str | None
     encoding: Literal["text", "base64"] = "text"  # base64: binary, as the recording kept it
+
+
+_Answered = tuple[HttpAnswer, Outcome, str | None, str]  # the answer, its outcome, the exchange, a note
 
 
 @dataclass
@@ -108,11 +126,11 @@ class EnvSession:
         sent = HttpCall(id=f"s{len(self.calls) + 1}", method=method, url=url, request_body=redact_body(body) or None,
                         request_headers=[("content-type", content_type)] if content_type else [],
                         started_at=datetime.now(UTC), resource_type="fetch")  # fmt: skip
-        answer, outcome, exchange, note = self._answer_http(sent, headers)
+        (answer, outcome, exchange, note), pieces = self._answer_request(sent, headers, started)
         sent.status, sent.response_headers, sent.response_body = answer.status, answer.headers, answer.body
         sent.response_body_encoding = answer.encoding
         sent.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-        self._log(sent, outcome, exchange, note)
+        self._log(sent, outcome, exchange, note, pieces)
         return answer
 
     def tool(self, name: str, arguments: Any) -> dict[str, Any]:
@@ -127,24 +145,39 @@ class EnvSession:
         self._log(sent, outcome, exchange, note)
         return result
 
-    def _log(self, call: Call, outcome: Outcome, exchange: str | None, note: str) -> None:
-        self.calls.append(SessionCall(call, outcome, exchange, note))
+    def _log(
+        self, call: Call, outcome: Outcome, exchange: str | None, note: str, parts: list[Outcome] | None = None
+    ) -> None:
+        self.calls.append(SessionCall(call, outcome, exchange, note, parts or []))
         if outcome in ("unknown", "invalid"):
             log.warning("replay session %d: %s call %s: %s", self.number, outcome, call.name, note)
 
     def _host(self, given: str, method: str, path: str) -> str:
         """The recorded host a path belongs to (a call to the loopback server names none)."""
         route = route_for(method, path, self.world.known)
-        for exchange in self.world.routes.get(route, []):
+        for exchange in self.world.routes.get(route) or self.world.endpoint(route):
             if isinstance(exchange.call, HttpCall):
                 return exchange.call.host
         return given or (self.world.hosts[0] if self.world.hosts else "localhost")
 
+    def _answer_request(self, sent: HttpCall, headers: list[Header], started: float) -> tuple[_Answered, list[Outcome]]:
+        """A single call, or a batch / bulk answered part by part (batches.py), with its parts' outcomes."""
+        split = split_request(sent)
+        if split is not None and len(split.parts) > MAX_PARTS:
+            message = f"{len(split.parts)} calls in one request: at most {MAX_PARTS}"
+            return (self._http_error(413, "too_large", message), "invalid", None, message), []
+        if split is not None:
+            return self._answer_batch(split, headers, started)
+        if is_unsplittable_bulk(sent) and any("bulk" in e.call.extra for e in self.world.exchanges):
+            message = f"malformed bulk body for {sent.method} {sent.path}: NDJSON action lines expected"
+            return (self._http_error(400, "bad_request", message), "invalid", None, message), []
+        return self._answer_http(sent, headers), []
+
     def _answer_http(self, sent: HttpCall, headers: list[Header]) -> tuple[HttpAnswer, Outcome, str | None, str]:
-        route = route_for(sent.method, sent.path, self.world.known | set(self.values.back))
+        route = route_of(sent, self.world.known | set(self.values.back))
         candidates = self.world.routes.get(route)
         if not candidates:
-            return self._http_error(404, "not_found", f"no route {sent.method} {sent.path}"), "unknown", None, route
+            return self._unknown_http(sent, route)
         if _malformed_json(sent.request_body, candidates):
             message = f"malformed JSON body for {sent.method} {sent.path}"
             return self._http_error(400, "bad_request", message), "invalid", None, message
@@ -168,6 +201,42 @@ class EnvSession:
         )
         outcome = "answered" if match.exchange.succeeded else "recorded_error"
         return answer, outcome, match.exchange.id, ""
+
+    def _unknown_http(self, sent: HttpCall, route: str) -> tuple[HttpAnswer, Outcome, str | None, str]:
+        """No recorded exchange of this route: the app's unknown route, or on a GraphQL endpoint
+        (whose other operations were recorded) GraphQL's own validation error."""
+        endpoint = self.world.endpoint(route_for(sent.method, sent.path, self.world.known | set(self.values.back)))
+        if not endpoint:
+            return self._http_error(404, "not_found", f"no route {sent.method} {sent.path}"), "unknown", None, route
+        if _malformed_json(sent.request_body, endpoint):
+            message = f"malformed JSON body for {sent.method} {sent.path}"
+            return self._http_error(400, "bad_request", message), "invalid", None, message
+        operation = graphql.operation_of(sent)
+        if operation is None:
+            message = "no GraphQL operation in the request (a query, or a persisted query's name and hash)"
+        else:
+            kind = {"mutation": "Mutation", "subscription": "Subscription"}.get(operation.type or "", "Query")
+            message = f'Cannot query field "{operation.label}" on type "{kind}".'
+        body = {"errors": [{"message": message, "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}}], "data": None}
+        answer = HttpAnswer(200, [("content-type", "application/json")], json.dumps(body, ensure_ascii=False))
+        return answer, "unknown", None, route
+
+    def _answer_batch(
+        self, split: SplitRequest, headers: list[Header], started: float
+    ) -> tuple[_Answered, list[Outcome]]:
+        """Each call of a batch or bulk answered as if sent alone, the answers joined as the app
+        joins them; the worst outcome of its parts is the request's (docs/replay.md)."""
+        answered = [self._answer_http(part, headers) for part in split.parts]
+        took = round((time.perf_counter() - started) * 1000)
+        parts = [PartAnswer(a.status, a.headers, a.body, note) for a, _, _, note in answered]
+        joined = joined_answer(split, parts, took)
+        outcomes = [outcome for _, outcome, _, _ in answered]
+        outcome: Outcome = next((o for o in outcomes if o != "answered"), "answered")
+        exchanges = ",".join(e or "-" for _, _, e, _ in answered)
+        notes = "; ".join(
+            f"part {n}: {o} {note}".rstrip() for n, (_, o, _, note) in enumerate(answered, 1) if o != "answered"
+        )
+        return (HttpAnswer(joined.status, joined.headers, joined.body), outcome, exchanges, notes), outcomes
 
     def _answer_tool(self, sent: ToolCall, arguments: Any) -> tuple[dict[str, Any], Outcome, str | None, str]:
         candidates = self.world.routes.get(sent.tool)

@@ -19,16 +19,21 @@ from rlauto_core.evidence import Evidence, build_evidence
 from rlauto_core.package.dataflow import Origin, id_like, invented_values
 from rlauto_core.package.models import TaskPackage
 from rlauto_core.package.volatile import handed_out, volatile_kind
+from rlauto_core.protocols import graphql
 from rlauto_core.recording import Call, Mode, Recording, ToolCall
 
 SLOT = "{}"
 
 
 def route_of(call: Call, known: set[str]) -> str:
-    """`METHOD /path` with id-like or known-id segments as `{}`; an MCP call's route is its tool."""
+    """`METHOD /path` with id-like or known-id segments as `{}`, and a GraphQL operation's root
+    field after it (`POST /graphql issueUpdate`: one endpoint, many actions); an MCP call's route
+    is its tool."""
     if isinstance(call, ToolCall):
         return call.tool
-    return route_for(call.method, call.path, known)
+    route = route_for(call.method, call.path, known)
+    operation = graphql.operation_of(call)
+    return f"{route} {operation.label}" if operation is not None else route
 
 
 _API_VERSION = re.compile(r"^v\d+(\.\d+)?$")  # `/v2/...`: part of the route, not an id
@@ -95,6 +100,7 @@ class World:
             if "total" not in {volatile_kind(p, v) for p in o.path.split(".")}
             and "/" not in v
             and not _ISO_TIME.match(v)
+            and not _http_status(o.path, v)
         }
         infos = {c.id: c for c in evidence.calls}
         known: set[str] = set(made)
@@ -127,8 +133,21 @@ class World:
         origin = self.made.get(str(value))
         return origin.call_id if origin is not None else None
 
+    def endpoint(self, route: str) -> list[Exchange]:
+        """The exchanges of every operation of a GraphQL endpoint (`POST /graphql`): its routes
+        are `POST /graphql OPERATION`."""
+        return [e for e in self.exchanges if e.route.startswith(route + " ")]
+
     def exchange(self, call_id: str) -> Exchange | None:
         return next((e for e in self.exchanges if e.id == call_id), None)
+
+
+_STATUS_KEYS = frozenset({"status", "statuscode", "status_code", "httpstatus"})
+
+
+def _http_status(path: str, value: str) -> bool:
+    """An HTTP status in an answer's body (a bulk item's `"status": 200`): protocol, never an id."""
+    return path.rsplit(".", 1)[-1].lower() in _STATUS_KEYS and value.isdigit() and 100 <= int(value) <= 599
 
 
 def _hosts(recording: Recording, golden: set[str]) -> list[str]:

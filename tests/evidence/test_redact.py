@@ -156,3 +156,11 @@ def test_a_short_human_sid_is_data_and_stays() -> None:
         assert redact_text(f'<input name="sid" value="{value}">') == f'<input name="sid" value="{value}">'
     for value in (LIVE_KEY, "a1b2c3d4e5f6a7b8c9d0", "s%3Ak3Jd9Qm2LxP0vRt7.sWc4hNa"):
         assert redact_json({"sid": value}) == {"sid": REDACTED}, value
+
+
+def test_a_body_nested_past_the_parsers_depth_is_redacted_as_text_not_raised() -> None:
+    """An agent's request to a replay environment is redacted before it is kept: a hostile body
+    of 100 000 `[` made the JSON parser raise RecursionError through the server."""
+    nested = "[" * 100_000
+    assert redact_body(nested) == nested
+    assert CANARY not in (redact_body(f'{{"auth": "Bearer {CANARY}", "a": ' + nested) or "")

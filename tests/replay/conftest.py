@@ -12,6 +12,7 @@ from rlauto_core.importers import import_path
 from rlauto_core.package import export_package
 from tests.conftest import CAPTURES, EXAMPLES
 from tests.package.offline import package_offline
+from tests.replay.helpers import BATCH_CORPUS
 
 
 @pytest.fixture(scope="session")
@@ -28,4 +29,17 @@ def example_packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path
         else:
             recording = import_path(source)
             found[source.name] = export_package(source, done.package, out, root_prefix=recording.root_prefix)
+    return found
+
+
+@pytest.fixture(scope="session")
+def batch_packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The rewards corpus's apps whose recordings send several calls in one request (a batched
+    GraphQL POST, a `_bulk`), packaged offline: app name -> package ZIP."""
+    out = tmp_path_factory.mktemp("replay-batch-packages")
+    found: dict[str, Path] = {}
+    for app in BATCH_CORPUS:
+        done = package_offline(BATCH_CORPUS[app], RunOptions(), out)
+        assert done.package_path is not None, done.error
+        found[app] = Path(done.package_path)
     return found

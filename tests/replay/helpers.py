@@ -3,18 +3,21 @@ recorded attempt replayed, an ASGI app served on loopback in a thread (uvicorn, 
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 
 from rlauto_core.importers import import_path
-from rlauto_core.recording import Call
+from rlauto_core.recording import Call, HttpCall
 from rlauto_core.replay import EnvCall, ReplayEnv
 from rlauto_core.replay.replayer import Replayer, golden_calls
 
@@ -31,6 +34,9 @@ CORPUS = {
 MCP_EXAMPLES = ["discord_reply.zip", "notes_jsonrpc.zip", "slack_incident_channel.zip"]
 API_EXAMPLES = ["issue_tracker.zip", "project_board.har", "project_board_firefox.zip", "shop_checkout.zip"]
 WRONG_KINDS = ("missing_write", "wrong_entity", "wrong_order")
+# apps of the rewards corpus (tests/package/rewards) whose requests carry several calls
+REWARDS = Path(__file__).resolve().parents[1] / "package" / "rewards"
+BATCH_CORPUS = {app: REWARDS / "recordings" / f"{app}.zip" for app in ("linear_gql", "es_bulk")}
 
 
 def golden_of(env: ReplayEnv) -> list[Call]:
@@ -38,9 +44,9 @@ def golden_of(env: ReplayEnv) -> list[Call]:
     return golden_calls(world.recording, [s.call_id for s in env.environment.package.golden_trajectory])
 
 
-def play(calls: list[Call], step: Callable[[EnvCall], Any]) -> list[Any]:
+def play(calls: Sequence[Call], step: Callable[[EnvCall], Any]) -> list[Any]:
     """Each recorded call made through `step` with the session's ids; the answers."""
-    replayer = Replayer(calls)
+    replayer = Replayer(list(calls))
     answers = []
     for index in range(len(calls)):
         answer = step(replayer.call(index))
@@ -49,8 +55,41 @@ def play(calls: list[Call], step: Callable[[EnvCall], Any]) -> list[Any]:
     return answers
 
 
+def http_step(client: httpx.Client, session: str | None = None) -> Callable[[EnvCall], dict[str, Any]]:
+    """`step` over HTTP: an `http_request` call sent to a served environment with httpx."""
+
+    def step(call: EnvCall) -> dict[str, Any]:
+        args = call.arguments
+        headers = {"x-env-session": session} if session else {}
+        body = args.get("body")
+        if isinstance(body, dict | list):
+            response = client.request(args["method"], args["path"], json=body, headers=headers)
+        else:
+            response = client.request(args["method"], args["path"], content=body, headers=headers)
+        try:
+            parsed: Any = response.json()
+        except ValueError:
+            parsed = response.text
+        return {"status": response.status_code, "headers": dict(response.headers), "body": parsed}
+
+    return step
+
+
 def attempt_calls(path: Path) -> list[Call]:
     return import_path(path).calls
+
+
+def sent_calls(path: Path) -> list[HttpCall]:
+    """An echo ZIP's requests as the client sent them: a batch or a bulk whole, as import never
+    leaves it (it splits them), with the answers the app gave."""
+    with zipfile.ZipFile(path) as archive:
+        requests = json.loads(archive.read("network.json"))["requests"]
+    return [
+        HttpCall(id=r["id"], method=r["method"], url=r["url"], request_body=r.get("requestBody"),
+                 request_headers=list((r.get("requestHeaders") or {}).items()), status=r.get("status"),
+                 response_body=r.get("responseBody"), response_headers=list((r.get("responseHeaders") or {}).items()))
+        for r in requests
+    ]  # fmt: skip
 
 
 def free_port() -> int:

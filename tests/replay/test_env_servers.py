@@ -19,25 +19,7 @@ from flows.cli.env_http import http_app
 from flows.cli.env_mcp import McpSessions, http_mcp_app
 from rlauto_core.replay import EnvCall, Environment
 from tests.conftest import REPO_ROOT
-from tests.replay.helpers import API_EXAMPLES, MCP_EXAMPLES, golden_of, play, served
-
-
-def _http_step(client: httpx.Client, session: str | None = None) -> Any:
-    def step(call: EnvCall) -> dict[str, Any]:
-        args = call.arguments
-        headers = {"x-env-session": session} if session else {}
-        body = args.get("body")
-        if isinstance(body, dict | list):
-            response = client.request(args["method"], args["path"], json=body, headers=headers)
-        else:
-            response = client.request(args["method"], args["path"], content=body, headers=headers)
-        try:
-            parsed: Any = response.json()
-        except ValueError:
-            parsed = response.text
-        return {"status": response.status_code, "headers": dict(response.headers), "body": parsed}
-
-    return step
+from tests.replay.helpers import API_EXAMPLES, MCP_EXAMPLES, golden_of, http_step, play, served
 
 
 @pytest.mark.parametrize("name", API_EXAMPLES)
@@ -49,7 +31,7 @@ def test_httpx_against_the_http_server_plays_the_golden_to_full_marks(
     with served(http_app(environment, tmp_path)) as url, httpx.Client(base_url=url) as client:
         started = client.post("/__env/reset").json()
         assert started["instruction"] == environment.instruction
-        play(golden, _http_step(client))
+        play(golden, http_step(client))
         reward = client.post("/__env/end").json()
         assert reward["passed"] and reward["score"] == reward["max_score"] > 0
         empty = client.post("/__env/end").json()  # a new default session, nothing done
@@ -71,8 +53,8 @@ def test_http_sessions_are_isolated_and_hostile_requests_are_refused(
     golden = golden_of(_python_env(environment))
     with served(http_app(environment, tmp_path)) as url, httpx.Client(base_url=url) as client:
         other = str(client.post("/__env/sessions").json()["session"])
-        mine = _http_step(client)
-        theirs = _http_step(client, other)
+        mine = http_step(client)
+        theirs = http_step(client, other)
         created_mine = mine(EnvCall(name="http_request", arguments={"method": "POST", "path": "/api/boards/b_12/cards",
                                                                        "body": "columnId=col_todo&title=A"}))  # fmt: skip
         card = created_mine["body"]["id"]
