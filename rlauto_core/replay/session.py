@@ -22,6 +22,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from rlauto_core.checkers.outputs import input_locations
+from rlauto_core.evidence.classify import tool_is_state_changing
 from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.protocols import graphql
@@ -288,7 +289,10 @@ class EnvSession:
                 if kind in ("lock", "csrf") and str(raw) in self.values.volatile:
                     problem = f"stale {where[1]}: {raw} is not the current one"
                 continue
-            named = where[0] == "segment" or canonical_key(where[1].rsplit(".", 1)[-1]) is not None
+            last = where[1].rsplit(".", 1)[-1]
+            # a read by a bare `id` (`issue(id: $id)`) names an entity too; a write's may be one the client made
+            bare = last.lower() in ("id", "_id", "uuid") and _reads(sent)
+            named = where[0] == "segment" or canonical_key(last) is not None or bare
             named_id = str(want) in self.world.known and (named or str(want) in self.world.made)
             if named_id and not self.has(have, raw):
                 problem = problem or f"not found: no {where[1] if where[0] != 'segment' else 'entity'} {raw}"
@@ -335,6 +339,16 @@ class EnvSession:
                 body[key] = status
         body = body or {"error": code, "message": message}
         return HttpAnswer(status, [("content-type", "application/json")], json.dumps(body, ensure_ascii=False))
+
+
+def _reads(call: Call) -> bool:
+    """Is this call a read: a GET, a GraphQL query, a tool whose name or annotation says so?"""
+    if isinstance(call, ToolCall):
+        return not tool_is_state_changing(call)
+    operations = graphql.operations(call)
+    if operations:
+        return not any(op.writes for op in operations)
+    return call.method.upper() in ("GET", "HEAD")
 
 
 def _tool_error(message: str) -> dict[str, Any]:
