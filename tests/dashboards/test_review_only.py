@@ -30,6 +30,7 @@ PAGES = {
     "experience": "Experience",
     "actions": "Actions",
     "designer": "Designer",
+    "evals": "Evals",
 }
 
 
