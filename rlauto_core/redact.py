@@ -113,7 +113,16 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     text = _JWT_RE.sub(REDACTED, text)
     text = _KEYLIKE_RE.sub(REDACTED, text)
     text = QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _JSON_PAIR.sub(_json_pair, text) if ":" in text else text  # JSON too broken or deep to parse
     return QUERY_PARAM_RE.sub(_query_param, text)
+
+
+_JSON_PAIR = re.compile(r'"([A-Za-z0-9_.\-\[\]]{1,64})"\s*:\s*"((?:[^"\\]|\\.){0,4000})"')
+
+
+def _json_pair(match: re.Match[str]) -> str:
+    name, value = match.group(1), match.group(2)
+    return match.group(0) if not is_secret_field(name, value) else f'"{name}":"{REDACTED}"'
 
 
 def _query_param(match: re.Match[str]) -> str:

@@ -164,3 +164,13 @@ def test_a_body_nested_past_the_parsers_depth_is_redacted_as_text_not_raised() -
     nested = "[" * 100_000
     assert redact_body(nested) == nested
     assert CANARY not in (redact_body(f'{{"auth": "Bearer {CANARY}", "a": ' + nested) or "")
+
+
+def test_secrets_under_their_names_go_from_json_too_broken_to_parse() -> None:
+    """A truncated body (a HAR cut at its size limit) is redacted as text: a secret-named key's
+    value still goes, whatever it looks like; data stays."""
+    cut = '{"password": "hunter2secret", "token": "abcdefabcdef1234567890", "title": "Runbook", "key": "ENG"'
+    redacted = redact_body(cut) or ""
+    assert "hunter2secret" not in redacted and "abcdefabcdef1234567890" not in redacted
+    assert '"title": "Runbook"' in redacted and '"key": "ENG"' in redacted
+    assert redact_text('ratio 3:4, "note": "see 12:30"') == 'ratio 3:4, "note": "see 12:30"'
