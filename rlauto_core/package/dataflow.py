@@ -73,13 +73,22 @@ def invented_values(recording: Recording, evidence: Evidence) -> dict[str, Origi
         for origin, value in outputs:
             for single in scalars(value):
                 text = str(single)
-                if single is None or text in seen:
+                if single is None or text in seen or _status_code(origin.path, single):
                     continue
                 by_write = creates or origin.root == "landing"
                 if by_write and id_like(single) and (text not in told or origin.root in REDIRECT_ROOTS):
                     invented[text] = origin
                 seen.add(text)
     return invented
+
+
+_STATUS_KEYS = frozenset({"status", "code", "statuscode", "status_code", "httpstatus", "http_status"})
+
+
+def _status_code(path: str, value: Any) -> bool:
+    """An HTTP status an answer repeats in its body (a bulk item's `"status": 200`): no id it made."""
+    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    return number is not None and 100 <= number <= 599 and path.rsplit(".", 1)[-1].lower() in _STATUS_KEYS
 
 
 def known_before(recording: Recording, call_ids: set[str]) -> dict[str, set[str]]:
