@@ -19,7 +19,9 @@ from prefect.client.schemas.objects import ConcurrencyLeaseHolder
 from prefect.concurrency._asyncio import ConcurrencySlotAcquisitionError
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
+from prefect.client.schemas.responses import SetStateStatus
 from prefect.runtime import flow_run
+from prefect.states import Cancelled, Failed
 from prefect.variables import Variable
 
 from rlauto_core.agent.launch import AGENT_HOLDER_VARIABLE, AGENT_SLOT, device_holder_variable, device_slot
@@ -79,7 +81,21 @@ def _held(name: str, variable: str, refusal: Callable[[str], RlautoError]) -> It
         if acquired or not _is_locked(exc):
             raise
         other = Variable.get(variable, default="(unknown run)")
-        raise refusal(str(other)) from None
+        refused = refusal(str(other))
+        if run_id:
+            _end_refused(run_id, refused)
+        raise refused from None
+
+
+def _end_refused(run_id: str, refused: RlautoError) -> None:
+    """End the refused run Failed ourselves, in one server-side step, so a stop that raced the
+    refusal cannot strand it: Prefect rejects Cancelling -> Failed, and the engine's own Failed
+    would leave the run Cancelling forever (nothing is left to cancel). Rejected means a stop
+    came first: the run is Cancelled, as stopped before it started."""
+    with get_client(sync_client=True) as client:
+        answer = client.set_flow_run_state(run_id, Failed(message=str(refused)))
+        if answer.status != SetStateStatus.ACCEPT and answer.state is not None and answer.state.is_cancelling():
+            client.set_flow_run_state(run_id, Cancelled(message=f"stopped before it started: {refused}"), force=True)
 
 
 def phone_slot(serial: str) -> AbstractContextManager[None]:

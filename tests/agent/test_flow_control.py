@@ -116,6 +116,36 @@ def test_a_busy_phone_refuses_an_agent_run_at_once_and_the_refusal_frees_the_age
     assert run_agent("Say done", SERIAL, storage_url=storage.url, return_state=True).is_completed()
 
 
+@flow(name="stopped-then-refused")
+def stopped_then_refused() -> None:
+    from prefect.runtime import flow_run as this_run
+
+    with get_client(sync_client=True) as client:  # a stop (the CLI's Ctrl-C) lands just before the refusal
+        client.set_flow_run_state(this_run.get_id(), Cancelling(message="stopped from the dashboard or the CLI"))
+    with phone_slot(SERIAL):
+        pass
+
+
+def test_a_stop_that_races_a_busy_phone_refusal_leaves_the_run_ended_not_cancelling(
+    prefect_api_url: str, fake_llm: FakeLlmServer
+) -> None:
+    """Prefect refuses Cancelling -> Failed, and nothing is left to cancel: the refusal itself must
+    end a run a stop reached first, or the run stays Cancelling forever (seen once in CI)."""
+    RELEASE.clear()
+    holder, held = in_thread(hold_phone)
+    try:
+        wait_for(lambda: [r for r in _runs("hold-phone") if r.state is not None and r.state.is_running()], out=held)
+        time.sleep(1.0)  # the slot is taken just after the run starts
+        with pytest.raises(DeviceBusy):
+            stopped_then_refused()
+        refused = _runs("stopped-then-refused")[0]
+        assert refused.state is not None and refused.state.is_final(), refused.state  # not Cancelling
+        assert f"device {SERIAL} is busy with run" in (refused.state.message or "")
+    finally:
+        RELEASE.set()
+        holder.join(60)
+
+
 def _runs(name: str) -> list[Any]:
     from prefect.client.schemas.filters import FlowFilter, FlowFilterName
     from prefect.client.schemas.sorting import FlowRunSort
