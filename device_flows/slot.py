@@ -16,10 +16,10 @@ import httpx
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 from prefect.client.schemas.objects import ConcurrencyLeaseHolder
+from prefect.client.schemas.responses import SetStateStatus
 from prefect.concurrency._asyncio import ConcurrencySlotAcquisitionError
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
-from prefect.client.schemas.responses import SetStateStatus
 from prefect.runtime import flow_run
 from prefect.states import Cancelled, Failed
 from prefect.variables import Variable
