@@ -16,7 +16,7 @@ import httpx
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 from prefect.client.schemas.objects import ConcurrencyLeaseHolder
-from prefect.client.schemas.responses import SetStateStatus
+from prefect.client.schemas.responses import OrchestrationResult, SetStateStatus
 from prefect.concurrency._asyncio import ConcurrencySlotAcquisitionError
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
@@ -93,7 +93,7 @@ def _end_refused(run_id: str, refused: RlautoError) -> None:
     would leave the run Cancelling forever (nothing is left to cancel). Rejected means a stop
     came first: the run is Cancelled, as stopped before it started."""
     with get_client(sync_client=True) as client:
-        answer = client.set_flow_run_state(run_id, Failed(message=str(refused)))
+        answer: OrchestrationResult[None] = client.set_flow_run_state(run_id, Failed(message=str(refused)))
         if answer.status != SetStateStatus.ACCEPT and answer.state is not None and answer.state.is_cancelling():
             client.set_flow_run_state(run_id, Cancelled(message=f"stopped before it started: {refused}"), force=True)
 
