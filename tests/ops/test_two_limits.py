@@ -20,6 +20,7 @@ from tests.orchestration.recordings import write_variants
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
 DELAY = 1.0  # a model answer: long enough for the items of one batch to be under way together
+WIDE_DELAY = 2.0  # where overlap is asserted: on a loaded 2-core machine items start up to ~1 s apart
 
 
 def most_items_at_once(names: list[str]) -> int:
@@ -31,10 +32,12 @@ def most_items_at_once(names: list[str]) -> int:
     return max(sum(1 for s, e in spans if s <= start < e) for start, _ in spans)
 
 
-def batch(fake: FakeLlmServer, folder: Path, start: int, concurrency: int, items_in_flight: int) -> tuple[int, int]:
+def batch(
+    fake: FakeLlmServer, folder: Path, start: int, concurrency: int, items_in_flight: int, delay: float = DELAY
+) -> tuple[int, int]:
     fake.reset()
-    fake.script("analyzer", slow(faithful_analyzer(), DELAY))
-    fake.script("judge", slow(judge_answer(), DELAY))
+    fake.script("analyzer", slow(faithful_analyzer(), delay))
+    fake.script("judge", slow(judge_answer(), delay))
     files = write_variants(folder / "in", 6, start=start)
     outcome = asyncio.run(package_batch([str(p) for p in files], concurrency=concurrency,
                                         storage_url=(folder / "store").as_uri(), items_in_flight=items_in_flight))  # fmt: skip
@@ -46,7 +49,7 @@ def test_model_calls_and_items_in_flight_are_two_bounds(
     prefect_api_url: str, fake_model: FakeLlmServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("GLOBAL_LLM_CONCURRENCY", "0")  # the batch's own limit is the one measured
-    calls, items = batch(fake_model, tmp_path / "wide", start=300, concurrency=2, items_in_flight=6)
+    calls, items = batch(fake_model, tmp_path / "wide", start=300, concurrency=2, items_in_flight=6, delay=WIDE_DELAY)
     assert calls == 2  # never more model calls than `concurrency`, and the limit was reached
     assert items >= 3  # more recordings under way than model calls: the second bound is wider
 
