@@ -52,6 +52,9 @@ def _markdown(outcome: EvalOutcome) -> str:
         lines.append(
             f"| {name} | {figures['attempts']} | {figures['success_rate']:.0%} | {figures['mean_score']:.0%} |"
         )
+    # Per rubric: which parts of a task the model gets wrong, not only which tasks.
+    lines += ["", "| package: rubric | attempts passing it |", "|---|---|"]
+    lines += [f"| {name} | {rate:.0%} |" for name, rate in s["rubrics"].items()]
     return "\n".join(lines)
 
 

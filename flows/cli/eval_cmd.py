@@ -16,6 +16,18 @@ eval_app = typer.Typer(help="Evaluate an agent in package environments (docs/rep
 app.add_typer(eval_app, name="eval")
 
 
+def rubric_lines(rubrics: dict[str, float]) -> list[str]:
+    """Per rubric, the share of attempts passing it: the rubrics some attempt missed, each named
+    (what the model gets wrong), or one line when every attempt passed every rubric."""
+    missed = {name: rate for name, rate in rubrics.items() if rate < 1.0}
+    if not missed:
+        return [f"rubrics: {len(rubrics)}, every one passed by every attempt"]
+    lines = [f"rubrics: {len(rubrics)}, {len(missed)} missed by some attempt:"]
+    return lines + [
+        f"  {name}: {rate:.0%} of attempts pass it" for name, rate in sorted(missed.items(), key=lambda kv: kv[1])
+    ]
+
+
 @eval_app.command("run")
 def run_command(
     packages: Annotated[list[Path], typer.Argument(help="Task package ZIPs (or task.json files).")],
@@ -53,4 +65,6 @@ def run_command(
         typer.echo(
             f"  {row.package} #{row.attempt}: {row.score}/{row.max_score} {verdict} ({row.turns} turns, {row.stopped})"
         )
+    for line in rubric_lines(summary["rubrics"]):
+        typer.echo(line)
     typer.echo(f"attempts under {outcome.storage_url.rstrip('/')}/evals/{outcome.eval_id}/; index {outcome.index_file}")

@@ -1,9 +1,9 @@
 """Issue 28's two corpora (tests/package/rewards: batch A, which guides the fixes;
-tests/package/rewards_heldout: batch B, held out) are what their scripts write, every attempt in
+tests/package/rewards_heldout: batch B, held out until measured after A's fixes) are what their scripts write, every attempt in
 them imports and is of a kind the measure knows, and each recording's ground truth names calls the
 recording has. How the packages score on them is measured by bench/bench_package_targets.py and
-bench/bench_rewards_writes.py (first contact: each corpus's FIRST_CONTACT.txt); they join
-tests/package/test_targets.py once the core is fixed for them."""
+bench/bench_rewards_writes.py (first contact: each corpus's FIRST_CONTACT.txt) and asserted at
+100 % by tests/package/test_targets.py and test_variants.py."""
 
 from __future__ import annotations
 

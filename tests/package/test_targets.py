@@ -1,5 +1,5 @@
 """Issue 13's targets on the team's corpus, the tuned shapes and the held-out set (bench/bench_package_targets.py
-prints the same rates): golden full marks, empty attempts 0, mutants caught >= 95%, good attempts made
+prints the same rates): golden full marks, empty attempts 0, every mutant caught, good attempts made
 later or by another valid path pass at full marks, wrong attempts (entity, missing write, order, answer) fail."""
 
 from __future__ import annotations

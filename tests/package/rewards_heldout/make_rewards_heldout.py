@@ -1,7 +1,7 @@
 """Write the held-out rewards corpus (issue 28, batch B): six apps covering the same classes as
 batch A (tests/package/rewards) by other conventions and another recorder (recorder.py: echo with
-numeric ids and header lists, Firefox's and mitmproxy's HAR). Not looked at while the core is
-fixed for issue 28; measured at first contact (FIRST_CONTACT.txt) and at the end.
+numeric ids and header lists, Firefox's and mitmproxy's HAR). Measured at first contact
+(FIRST_CONTACT.txt) and after batch A's fixes, then fixed for: no longer held out (README.md).
 
 Run: `python tests/package/rewards_heldout/make_rewards_heldout.py`. Deterministic. Layout as batch A:
 `recordings/<app>.zip`, `attempts/<app>/<kind>.zip`, `truth/<app>.json`.
