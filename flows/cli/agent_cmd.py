@@ -89,19 +89,25 @@ class Console:
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
         self.asked: TakeoverRequested | None = None
+        self.told = False  # the person-needed line of the takeover asked last was printed
 
     def event(self, event: AgentEvent) -> None:
         from rlauto_core.agent.events import TakeoverEnded, TakeoverRequested
 
         if isinstance(event, TakeoverRequested):
-            self.asked = event
+            self.asked, self.told = event, False
         elif isinstance(event, TakeoverEnded):
+            # A pause handed back between two polls of the follower was never seen paused: the
+            # run did pause, so tell it before the hand-back rather than never.
+            if self.asked is not None and not self.told:
+                self.paused()
             self.asked = None
         line = event_line(event)
         if line is not None and not self.quiet:
             typer.echo(line)
 
     def paused(self) -> None:
+        self.told = True
         if not self.quiet:
             typer.echo(person_needed_line(self.asked))
 
