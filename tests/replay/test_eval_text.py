@@ -16,14 +16,14 @@ def _row(attempt: int, passed: list[str], failed: list[str]) -> EnvEvalRow:
 def test_the_rubrics_some_attempt_missed_are_named_with_their_pass_rate_worst_first() -> None:
     summary = eval_summary([
         _row(1, ["r1 note made", "r2 title"], ["r3 no stray"]),
-        _row(2, ["r1 note made", "r3 no stray"], ["r2 title"]),
-        _row(3, ["r1 note made"], ["r2 title", "r3 no stray"]),
+        _row(2, ["r1 note made", "r2 title"], ["r3 no stray"]),
+        _row(3, ["r1 note made", "r3 no stray"], ["r2 title"]),
     ])  # fmt: skip
     lines = rubric_lines(summary["rubrics"])
     assert lines == [
         "rubrics: 3, 2 missed by some attempt:",
-        "  notes.zip: r2 title: 33% of attempts pass it",
-        "  notes.zip: r3 no stray: 33% of attempts pass it",
+        "  notes.zip: r3 no stray: 33% of attempts pass it",  # worst first, not by name
+        "  notes.zip: r2 title: 67% of attempts pass it",
     ]
 
 
