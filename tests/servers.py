@@ -126,6 +126,42 @@ def prefect_env(api_url: str, home: Path) -> dict[str, str]:
 
 
 @contextmanager
+def prefect_api_at(api_url: str, **settings: object) -> Iterator[None]:
+    """This process talks to `api_url` (with `settings`, Prefect setting objects by name) inside
+    the block, and to the server it talked to before once the block ends.
+
+    Prefect's event and log shippers are per-process singletons that bind the API URL in force
+    when they first send: one started inside a block that points at a relay or a short-lived
+    server would send every later test's task-run events there, and those task runs would never
+    exist on the session's server (CI lost a leak scan's control run this way). Both are drained
+    on the way in and on the way out, so each side starts its own."""
+    import prefect.settings as prefect_settings
+    from prefect.settings import temporary_settings
+
+    updates = {prefect_settings.PREFECT_API_URL: api_url}
+    updates.update({getattr(prefect_settings, name): value for name, value in settings.items()})
+    drain_prefect_shippers()
+    try:
+        with temporary_settings(updates=updates):
+            try:
+                yield
+            finally:
+                drain_prefect_shippers()
+    finally:
+        drain_prefect_shippers()
+
+
+def drain_prefect_shippers(timeout: float = 10.0) -> None:
+    """Send what Prefect's event and log shippers hold and stop them; the next event or log line
+    starts a shipper bound to the API URL in force then."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for shipper in (EventsWorker, APILogWorker):
+        shipper.drain_all(timeout=timeout, at_exit=False)
+
+
+@contextmanager
 def prefect_server(
     home: Path,
     database_url: str | None = None,

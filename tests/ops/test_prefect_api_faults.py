@@ -19,6 +19,7 @@ from rlauto_core.pipeline import BatchOutcome
 from rlauto_core.store import layout, open_storage
 from tests.fakes.outage_relay import FaultRelay
 from tests.orchestration.recordings import write_variants
+from tests.servers import prefect_api_at
 
 # slow: the session's Prefect server starts for it (10-20 s per worker) and each batch takes 5-13 s
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
@@ -31,12 +32,10 @@ def creates_task_run(method: str, target: str) -> bool:
 
 @pytest.fixture
 def api_relay(prefect_api_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultRelay]:
-    from prefect.settings import PREFECT_API_URL, PREFECT_CLIENT_MAX_RETRIES, temporary_settings
-
     relay = FaultRelay(int(urlsplit(prefect_api_url).port or 0))
     monkeypatch.setattr(fanout, "API_RETRY_DELAYS", (0.2,))  # two runs of an item, a short pause
     try:
-        with temporary_settings(updates={PREFECT_API_URL: f"{relay.endpoint_url}/api", PREFECT_CLIENT_MAX_RETRIES: 0}):
+        with prefect_api_at(f"{relay.endpoint_url}/api", PREFECT_CLIENT_MAX_RETRIES=0):
             yield relay
     finally:
         relay.close()

@@ -34,7 +34,7 @@ from tests.fakes.llm_server import FakeLlmServer, RecordedRequest
 from tests.orchestration.backend import leftover_temp_files
 from tests.orchestration.conftest import model_env
 from tests.orchestration.recordings import marker, write_variants
-from tests.servers import prefect_env, prefect_server, stop_process
+from tests.servers import prefect_api_at, prefect_env, prefect_server, stop_process
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
@@ -98,7 +98,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             saved = os.environ.get("PREFECT_API_URL")
             os.environ["PREFECT_API_URL"] = api_url
             try:
-                with temporary_settings(updates={PREFECT_API_URL: api_url}):
+                with prefect_api_at(api_url):
                     yield cluster
             finally:
                 if saved is None:
