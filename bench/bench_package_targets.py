@@ -44,6 +44,10 @@ def main() -> int:
         missed |= bool(rates.unimported)
         for what in rates.unimported:
             print(f"      - {what}")
+        print(f"  {'attempts not scored':22} {len(rates.unscored):4}  {'MISSED' if rates.unscored else 'ok'}")
+        missed |= bool(rates.unscored)
+        for what in rates.unscored:
+            print(f"      - {what}")
     return 1 if missed else 0
 
 

@@ -13,7 +13,9 @@
 
 An attempt kind is `good`, `good_<path>`, `empty` or one of WRONG_KINDS; any other name is refused.
 An attempt that fails to import is listed apart (`Rates.unimported`), never counted as a wrong
-attempt that failed nor as a good one that did.
+attempt that failed nor as a good one that did; an attempt that imports but that the package
+cannot score (a domain error from `score`) is a fault of the package, listed apart too
+(`Rates.unscored`), so a wrong attempt is counted as failed only when its reward says so.
 
 Only stable public calls are used (package_offline, score, import_path), so the same code
 measures any version of the analyzer.
@@ -124,6 +126,7 @@ class Rates:
     wrong_attempts_fail: Rate = field(default_factory=Rate)
     variants_full_marks: Rate = field(default_factory=Rate)
     unimported: list[str] = field(default_factory=list)  # attempts that did not import: counted apart
+    unscored: list[str] = field(default_factory=list)  # attempts the package could not score: apart
 
     def items(self) -> list[tuple[str, Rate]]:
         return [(name, rate) for name, rate in vars(self).items() if isinstance(rate, Rate)]
@@ -143,9 +146,13 @@ class Unimported(Exception):
     """An attempt file the importer refused: a fault of the corpus, not of the package."""
 
 
+class Unscored(Exception):
+    """An attempt that imported but that the package could not score: a fault of the package."""
+
+
 def _attempt_score(package: TaskPackage, attempt: Path) -> tuple[bool, int, int, str]:
     """(passed, score, points on rubrics the attempt passed, reason of the first failure);
-    Unimported when the attempt does not import."""
+    Unimported when the attempt does not import, Unscored when the package cannot score it."""
     try:
         recording = import_path(attempt)
     except RlautoError as exc:
@@ -153,7 +160,7 @@ def _attempt_score(package: TaskPackage, attempt: Path) -> tuple[bool, int, int,
     try:
         report = score(package, recording)
     except RlautoError as exc:
-        return False, 0, 0, str(exc)
+        raise Unscored(str(exc)) from exc
     first = next((f"{r.id} {r.reason}" for r in report.rubrics if not r.passed), "")
     return report.passed, report.score, sum(r.points for r in report.rubrics), first
 
@@ -189,6 +196,8 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
                     rates.empty_scores_zero.add(points == 0, f"{case.name}: empty attempt scores {points}")
                 except Unimported as exc:
                     rates.unimported.append(f"{case.name}: empty: {exc}")
+                except Unscored as exc:
+                    rates.unscored.append(f"{case.name}: empty: {exc}")
             else:
                 rates.empty_scores_zero.add(check.empty_attempt_score == 0, f"{case.name}: empty attempt scores")
             for kind in sorted(k for k in case.attempts if is_good(k)):
@@ -196,6 +205,9 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
                     passed, points, _, why = _attempt_score(package, case.attempts[kind])
                 except Unimported as exc:
                     rates.unimported.append(f"{case.name}: {kind}: {exc}")
+                    continue
+                except Unscored as exc:
+                    rates.unscored.append(f"{case.name}: {kind}: {exc}")
                     continue
                 full = passed and points == package.max_score
                 rates.good_attempts_pass.add(full, f"{case.name}: {kind} {points}/{package.max_score}: {why}")
@@ -206,6 +218,9 @@ def measure(corpus: str, options: RunOptions | None = None) -> Rates:
                         passed, points, _, _ = _attempt_score(package, wrong)
                     except Unimported as exc:
                         rates.unimported.append(f"{case.name}: {kind}: {exc}")
+                        continue
+                    except Unscored as exc:
+                        rates.unscored.append(f"{case.name}: {kind}: {exc}")
                         continue
                     rates.wrong_attempts_fail.add(
                         not passed, f"{case.name}: {kind} passes {points}/{package.max_score}"

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rlauto_core.importers import import_path
-from rlauto_core.recording import HttpCall
+from rlauto_core.recording import HttpCall, Recording
 from tests.package.corpora import CORPORA, WRONG_KINDS, cases, check_kind, measure
 
 REWARDS = ("rewards", "rewards_heldout")
@@ -90,3 +91,29 @@ def test_an_attempt_that_does_not_import_is_counted_apart(tmp_path: Path, monkey
     assert [name for name, _ in rates.items()] == [
         "golden_full_marks", "empty_scores_zero", "mutants_caught", "good_attempts_pass", "wrong_attempts_fail", "variants_full_marks",
     ]  # fmt: skip
+
+
+def test_an_attempt_the_package_cannot_score_is_counted_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A domain error while scoring is the package's fault: listed in `unscored`, never a wrong
+    attempt that failed (which would flatter the package) nor a good one that did."""
+    from rlauto_core.errors import PackageError
+    from tests.package import corpora
+
+    recordings, attempts = CORPORA["rewards"]
+    (tmp_path / "recordings").mkdir()
+    shutil.copy(recordings / "slack_ok_false.zip", tmp_path / "recordings")
+    shutil.copytree(attempts / "slack_ok_false", tmp_path / "attempts" / "slack_ok_false")
+    monkeypatch.setitem(CORPORA, "scratch", (tmp_path / "recordings", tmp_path / "attempts"))
+    counted = measure("scratch")
+    real_score = corpora.score
+
+    def refuses_the_missing_write(package: Any, attempt: Recording) -> Any:
+        if attempt.source_name == "missing_write.zip":
+            raise PackageError("package.json", "a checker that cannot run")
+        return real_score(package, attempt)
+
+    monkeypatch.setattr(corpora, "score", refuses_the_missing_write)
+    apart = measure("scratch")
+    assert [u.split(": ")[:2] for u in apart.unscored] == [["slack_ok_false.zip", "missing_write"]]
+    assert apart.wrong_attempts_fail.total == counted.wrong_attempts_fail.total - 1
+    assert apart.wrong_attempts_fail.hits == counted.wrong_attempts_fail.hits - 1

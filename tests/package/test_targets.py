@@ -15,6 +15,7 @@ from tests.package.corpora import TARGETED, TARGETS, cases, measure
 def test_targets_hold_on_every_corpus(corpus: str) -> None:
     rates = measure(corpus)
     assert not rates.unimported, (corpus, rates.unimported)
+    assert not rates.unscored, (corpus, rates.unscored)
     for name, rate in rates.items():
         assert rate.total > 0, (corpus, name)
         assert rate.fraction >= TARGETS[name], (corpus, name, f"{rate.hits}/{rate.total}", rate.misses)
