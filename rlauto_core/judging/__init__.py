@@ -5,11 +5,10 @@ Both judges are `Judge`s: the judge loop (rlauto_core.pipeline) asks one for eac
 
 from rlauto_core.judging.judges import Judge, Judgement, ModelJudge, ValidatorJudge
 from rlauto_core.judging.model import judge_with_model, package_view
-from rlauto_core.judging.selfcheck import CAUGHT_BAR, cli_dict, golden_attempt, self_check
+from rlauto_core.judging.selfcheck import cli_dict, golden_attempt, self_check
 from rlauto_core.judging.validator import validate
 
 __all__ = [
-    "CAUGHT_BAR",
     "Judge",
     "Judgement",
     "ModelJudge",

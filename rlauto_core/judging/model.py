@@ -43,6 +43,7 @@ def _self_check_view(check: SelfCheck) -> dict[str, Any]:
     )
     tried = [*check.variants, *check.behaviour_variants]
     view["variants"] = [f"{v.id} {v.kind}: {'full marks' if v.full_marks else 'LOSES POINTS'}" for v in tried]
+    view["mutants_keep_their_points"] = [f"{m.id} {m.description}" for m in check.mutants if not m.caught]
     view["recording_mutants"] = {
         "caught": sum(1 for m in check.recording_mutants if m.caught),
         "total": len(check.recording_mutants),

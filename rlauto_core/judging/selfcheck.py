@@ -26,8 +26,6 @@ from rlauto_core.package.models import (
 )
 from rlauto_core.recording import AnnotatorTask, Call, DbDiff, Recording
 
-CAUGHT_BAR = 0.95
-
 
 def golden_attempt(package: TaskPackage, recording: Recording | None = None) -> tuple[Recording, list[str]]:
     """The golden trajectory as an attempt: from the recording when given, else from the package alone."""

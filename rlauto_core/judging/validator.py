@@ -16,7 +16,7 @@ from rlauto_core.checkers.runtime import score
 from rlauto_core.evidence.build import build_evidence
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.forms import landing_pages, read_fields
-from rlauto_core.judging.selfcheck import CAUGHT_BAR, golden_attempt, self_check
+from rlauto_core.judging.selfcheck import golden_attempt, self_check
 from rlauto_core.package.answer_task import nothing_to_check
 from rlauto_core.package.checkgen import CheckContext, dbdiff_criteria
 from rlauto_core.package.golden import other_entity
@@ -289,6 +289,16 @@ def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
     dsl = [p for p in check.problems if p.startswith("checker DSL")]
     if dsl or not check.golden_full_marks or check.empty_attempt_passed:
         return _dim(Dimension.CHECKER_VERIFIABILITY, 0, f"checkers do not separate good from empty: {facts}")
+    # a mutant that loses nothing is a wrong attempt the package would reward in full, whether it
+    # was drawn from the golden (a dropped step, a stray write) or from the recording's own writes
+    kept = [m for m in check.mutants if not m.caught]
+    if kept:
+        shown = "; ".join(f"{m.id} ({m.description})" for m in kept[:2])
+        return _dim(
+            Dimension.CHECKER_VERIFIABILITY,
+            0,
+            f"a wrong attempt keeps full marks: mutant {shown} loses nothing; {facts}",
+        )
     missed = check.missed_recording_mutants
     if missed:
         shown = "; ".join(f"{m.id} ({m.description})" for m in missed[:2])
@@ -305,8 +315,8 @@ def _verifiability(package: TaskPackage, check: SelfCheck) -> DimensionScore:
             0,
             f"checkers fail a good attempt: valid variant {failing.id} ({failing.description}) breaks {broke}; {facts}",
         )
-    if check.empty_attempt_score > 0 or check.caught_fraction < CAUGHT_BAR:
-        return _dim(Dimension.CHECKER_VERIFIABILITY, 1, f"checkers are weak: {facts}")
+    if check.empty_attempt_score > 0:
+        return _dim(Dimension.CHECKER_VERIFIABILITY, 1, f"checkers are weak: the empty attempt scores; {facts}")
     return _dim(Dimension.CHECKER_VERIFIABILITY, 2, f"self-check passes: {facts}")
 
 

@@ -23,7 +23,7 @@ from rlauto_core.prompts.judge import DEFAULT_JUDGE_SYSTEM, judge_messages
 from rlauto_core.prompts.polish import polish_messages
 from rlauto_core.prompts.rubric import rubric_messages
 
-PROMPT_VERSION = "rlauto-prompts-5"
+PROMPT_VERSION = "rlauto-prompts-6"
 
 __all__ = [
     "DEFAULT_JUDGE_SYSTEM",

@@ -28,8 +28,8 @@ DIMENSION_GUIDE: dict[Dimension, str] = {
     "empty attempt fails and a good attempt by another valid path passes: ids the attempt creates bound by "
     "dataflow (created), stable ids compared by value with no read required, volatile values (lock versions, "
     "ETags, tokens, clocks, nonces, request ids) never compared; a valid variant of the golden that loses "
-    "points in the self-check (failing_variant) means 0, and so does a mutant of the recording's own writes that "
-    "keeps its points (recording_mutants.keep_their_points)",
+    "points in the self-check (failing_variant) means 0, and so does any mutant that keeps its points, of the "
+    "golden (mutants_keep_their_points) or of the recording's own writes (recording_mutants.keep_their_points)",
     Dimension.EVIDENCE_GROUNDING: "every id, name and value in instruction and rubrics appears in the recording",
 }
 

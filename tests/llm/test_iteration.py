@@ -304,7 +304,10 @@ def test_no_key_and_no_recording_secret_leaves_its_place(
     and no key reaches the persisted records or the package."""
     fake_llm.script("analyzer", faithful_analyzer(_new_rubric_api))
     fake_llm.script("judge", judge_answer(TASK_COMPLEXITY=1), judge_answer())
-    fake_llm.script("rubric", {"json": {"rubric_checkers": {"labels_listed": {"kind": "http_call", "method": "GET"}}}})
+    labels = {"kind": "http_call", "method": "GET", "path_template": "/v2/projects/{projectId}/labels",
+              "path_params": {"projectId": "web"}}  # fmt: skip
+    # any GET would do for "Labels are listed" without listing labels: the validator would stop there
+    fake_llm.script("rubric", {"json": {"rubric_checkers": {"labels_listed": labels}}})
     outcome = run_iterations(tracker, RunOptions(strict_full_marks=True), make_clients())
     requests = fake_llm.requests()
     assert {r.role for r in requests} == {"analyzer", "judge", "rubric"}

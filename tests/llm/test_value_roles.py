@@ -116,4 +116,5 @@ def test_the_prompts_state_the_value_roles(fake_llm: FakeLlmServer, clients: Mod
     # the judge sees the evidence the generator did not write: writes accounted for, unchecked clauses
     assert '"writes_covered"' in judge and '"writes_excluded"' in judge and '"ungrounded"' in judge
     assert "recording_mutants" in judge and "keep_their_points" in judge and "rule null means 0" in judge
-    assert PROMPT_VERSION == "rlauto-prompts-5"
+    assert "mutants_keep_their_points" in judge and "any mutant" in judge
+    assert PROMPT_VERSION == "rlauto-prompts-6"

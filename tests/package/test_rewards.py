@@ -231,3 +231,19 @@ def test_a_checker_that_stops_comparing_what_the_instruction_states_is_caught() 
     missed = check.missed_recording_mutants
     assert [m.kind for m in missed] == ["wrong_content"] and "'CI runner 2026'" in missed[0].description
     assert validate(package, recording, check=check).verdict == "NEEDS_REVISION"
+
+
+def test_a_golden_mutant_that_loses_nothing_is_never_pass() -> None:
+    """Without the no-stray-writes rubric, revoking a second key the task never named costs nothing:
+    one golden mutant of four keeps full marks. That is a wrong attempt rewarded in full, so the
+    package is NEEDS_REVISION and names the mutant (a 95 % bar let it PASS at 11/12)."""
+    package, recording = packaged(keys_run())
+    package.rubric_checkers.pop("no_stray_writes", None)
+    package.task.rubrics = [r for r in package.task.rubrics if r.checker_key != "no_stray_writes"]
+    check = self_check(package, recording)
+    kept = [m for m in check.mutants if not m.caught]
+    assert [m.kind for m in kept] == ["stray"] and all(m.caught for m in check.recording_mutants)
+    result = validate(package, recording, check=check)
+    verifiability = next(s for s in result.scores if s.dimension is Dimension.CHECKER_VERIFIABILITY)
+    assert verifiability.score == 0 and f"mutant {kept[0].id} (add a stray DELETE" in verifiability.explanation
+    assert result.verdict == "NEEDS_REVISION"
