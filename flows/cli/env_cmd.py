@@ -73,6 +73,8 @@ def serve_command(
         out.mkdir(parents=True, exist_ok=True)
     if mcp and environment.mode.value != "mcp":
         fail(f"{package.name}: an API package has no MCP tools; serve it with --http")
+    if http and environment.mode.value == "mcp":
+        fail(f"{package.name}: an MCP package has no HTTP API; serve it with --mcp")
     if mcp:
         _serve_mcp(environment, out, port, host, idle_seconds)
     else:

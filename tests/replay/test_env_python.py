@@ -165,3 +165,16 @@ def test_a_bad_package_path_is_a_clear_error(tmp_path: Path) -> None:
         rlauto.open_env(broken)
     done = invoke("env", "serve", str(broken), "--http", "--port", "1")
     assert done.returncode == 2 and "broken.zip" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serving_a_package_the_wrong_way_is_refused_with_the_way_that_works(
+    example_packages: dict[str, Path],
+) -> None:
+    """An MCP package has no HTTP API to serve and an API package no tools: exit 2 at once, one
+    line saying which flag serves it, never a server that answers 404 to everything."""
+    mcp = invoke("env", "serve", str(example_packages["notes_jsonrpc.zip"]), "--http", "--port", "1")
+    assert mcp.returncode == 2 and "notes_jsonrpc" in mcp.stderr and "serve it with --mcp" in mcp.stderr
+    api = invoke("env", "serve", str(example_packages["issue_tracker.zip"]), "--mcp")
+    assert api.returncode == 2 and "issue_tracker" in api.stderr and "serve it with --http" in api.stderr
+    both = invoke("env", "serve", str(example_packages["issue_tracker.zip"]), "--mcp", "--http")
+    assert both.returncode == 2 and "choose one" in both.stderr

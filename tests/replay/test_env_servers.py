@@ -118,6 +118,38 @@ def test_an_mcp_client_over_streamable_http_plays_the_golden_to_full_marks(
     assert sorted(r["score"] for r in rewards) == sorted(r.score for r in sessions.ended)
 
 
+def test_an_mcp_client_calling_an_unknown_tool_or_bad_arguments_gets_tool_errors_and_plays_on(
+    example_packages: dict[str, Path], tmp_path: Path
+) -> None:
+    """Over the SDK's client: a tool nobody recorded and arguments the recorded schema refuses are
+    tool errors (is_error, a text saying which), never a protocol failure or a dead session; the
+    session goes on to play the golden, and its reward counts the unknown call."""
+    environment = Environment(example_packages["notes_jsonrpc.zip"])
+    golden = golden_of(_python_env(environment))
+    sessions = McpSessions(environment, tmp_path)
+    errors: list[str] = []
+
+    async def scenario(url: str) -> None:
+        async with Client(f"{url}/mcp") as client:
+            for name, arguments in (
+                ("notes_delete_everything", {}),
+                ("notes_create", {"title": 42}),  # a number where the schema says string
+                ("notes_create", {"title": "x" * 200_000, "folder": ["work"]}),  # huge, and a list
+            ):
+                result = await client.call_tool(name, arguments)
+                assert result.is_error, (name, result)
+                errors.append(result.content[0].text)  # type: ignore[union-attr]
+            await _mcp_golden(client, golden)
+
+    with served(http_mcp_app(environment, sessions)) as url:
+        asyncio.run(scenario(url))
+    assert "Unknown tool" in errors[0] and "notes_delete_everything" in errors[0]
+    assert all(len(text) < 2_000 for text in errors)  # the huge value is not echoed back whole
+    [reward] = sessions.ended
+    assert reward.passed and reward.score == reward.max_score  # the errors changed nothing
+    assert reward.unknown_calls == 1 and reward.calls == len(golden) + 3
+
+
 def test_concurrent_mcp_sessions_are_isolated_and_a_client_leaving_mid_session_ends_it(
     example_packages: dict[str, Path], tmp_path: Path
 ) -> None:
