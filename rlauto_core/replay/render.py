@@ -13,7 +13,7 @@ from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.recording import Header
 from rlauto_core.redact import redact_body, redact_headers, redact_json
 from rlauto_core.replay.fresh import FreshValues
-from rlauto_core.replay.values import SessionValues, scalars_of, walk
+from rlauto_core.replay.values import MAX_DEPTH, SessionValues, scalars_of, walk
 
 # response headers an agent may act on; everything else (cookies, tracing, servers) stays behind
 KEPT_HEADERS = frozenset(
@@ -36,6 +36,11 @@ class Renderer:
     call_subs: dict[str, Any] = field(default_factory=dict)  # recorded -> sent, this call only
 
     def leaf(self, path: str, value: Any) -> Any:
+        if isinstance(value, _Handed):  # a token the app hands out: the session's own, never the recorded one
+            shown = self.leaf(path, value.recorded)
+            if str(shown) != value.recorded:
+                return shown
+            return self.values.volatile.setdefault(value.recorded, self.fresh.moved_on(value.recorded))
         if value is None or isinstance(value, bool):
             return value
         name = path.rsplit(".", 1)[-1]
@@ -54,7 +59,7 @@ class Renderer:
         return any(self.ghost(str(s)) for s in scalars_of(item) if s is not None and not isinstance(s, bool))
 
     def json_value(self, value: Any) -> Any:
-        return walk(redact_json(value), self.leaf, self.drop)
+        return walk(_handed_out(value, redact_json(value)), self.leaf, self.drop)
 
     def body(self, text: str | None, encoding: str) -> str | None:
         if text is None or encoding != "text":
@@ -80,3 +85,29 @@ class Renderer:
                 value = str(self.values.volatile.setdefault(value, self.fresh.token(value)))
             kept.append((name, value))
         return kept
+
+
+@dataclass(frozen=True)
+class _Handed:
+    """A recorded token that redaction removed (a CSRF token, a nonce): the session hands out its
+    own in its place, moved on from this one, so the next write can send it back."""
+
+    recorded: str
+
+
+def _handed_out(original: Any, redacted: Any, path: str = "", depth: int = 0) -> Any:
+    """`redacted`, with each moving token it removed marked for the session's own: a redacted
+    token that moves on was answered as one "[REDACTED]" for every token, which no write could send
+    back, and as text of another length than the app's."""
+    if depth > MAX_DEPTH:
+        return redacted
+    if redacted == REDACTED and isinstance(original, str) and original != REDACTED:
+        return _Handed(original) if volatile_kind(path, original) in MOVING else redacted
+    if isinstance(original, dict) and isinstance(redacted, dict):
+        return {
+            k: _handed_out(original.get(k), v, f"{path}.{k}" if path else str(k), depth + 1)
+            for k, v in redacted.items()
+        }
+    if isinstance(original, list) and isinstance(redacted, list) and len(original) == len(redacted):
+        return [_handed_out(o, r, path, depth + 1) for o, r in zip(original, redacted, strict=True)]
+    return redacted

@@ -27,7 +27,7 @@ from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.protocols import graphql
 from rlauto_core.recording import Call, Header, HttpCall, ToolCall
-from rlauto_core.redact import redact_body, redact_json, redact_url
+from rlauto_core.redact import is_secret_field, redact_body, redact_json, redact_url
 from rlauto_core.replay.batches import (
     MAX_PARTS,
     PartAnswer,
@@ -122,12 +122,17 @@ class EnvSession:
         path = parts.path or "/"
         host = self._host(parts.netloc, method, path)
         content_type = next((v for k, v in headers if k.lower() == "content-type"), None)
-        # what the agent sent is kept as a package keeps calls: no credential reaches the attempt
-        url = redact_url(f"https://{host}{path}" + (f"?{parts.query}" if parts.query else ""))
-        sent = HttpCall(id=f"s{len(self.calls) + 1}", method=method, url=url, request_body=redact_body(body) or None,
-                        request_headers=[("content-type", content_type)] if content_type else [],
-                        started_at=datetime.now(UTC), resource_type="fetch")  # fmt: skip
-        (answer, outcome, exchange, note), pieces = self._answer_request(sent, headers, started)
+        url = f"https://{host}{path}" + (f"?{parts.query}" if parts.query else "")
+
+        def call(url: str, body: str | None) -> HttpCall:
+            return HttpCall(id=f"s{len(self.calls) + 1}", method=method, url=url, request_body=body or None,
+                            request_headers=[("content-type", content_type)] if content_type else [],
+                            started_at=datetime.now(UTC), resource_type="fetch")  # fmt: skip
+
+        # answered from what the agent sent (a token it sends back is checked against the one this
+        # session handed out), kept as a package keeps calls: no credential reaches the attempt
+        (answer, outcome, exchange, note), pieces = self._answer_request(call(url, body), headers, started)
+        sent = call(redact_url(url), redact_body(body))
         sent.status, sent.response_headers, sent.response_body = answer.status, answer.headers, answer.body
         sent.response_body_encoding = answer.encoding
         sent.duration_ms = round((time.perf_counter() - started) * 1000, 3)
@@ -137,10 +142,11 @@ class EnvSession:
     def tool(self, name: str, arguments: Any) -> dict[str, Any]:
         started = time.perf_counter()
         server = self.world.recording.tool_calls[0].server if self.world.recording.tool_calls else None
-        args = redact_json(arguments) if isinstance(arguments, dict) else {}
-        sent = ToolCall(id=f"s{len(self.calls) + 1}", server=server, tool=name, arguments=args,
-                        started_at=datetime.now(UTC))  # fmt: skip
-        result, outcome, exchange, note = self._answer_tool(sent, arguments)
+        given = arguments if isinstance(arguments, dict) else {}
+        asked = ToolCall(id=f"s{len(self.calls) + 1}", server=server, tool=name, arguments=given,
+                         started_at=datetime.now(UTC))  # fmt: skip
+        result, outcome, exchange, note = self._answer_tool(asked, arguments)
+        sent = asked.model_copy(update={"arguments": redact_json(given)})  # no credential reaches the attempt
         sent.result, sent.is_error = result, bool(result.get("isError"))
         sent.duration_ms = round((time.perf_counter() - started) * 1000, 3)
         self._log(sent, outcome, exchange, note)
@@ -287,7 +293,7 @@ class EnvSession:
             kind = volatile_kind(where[1], want)
             if kind is not None and str(want) not in self.world.made:
                 if kind in ("lock", "csrf") and str(raw) in self.values.volatile:
-                    problem = f"stale {where[1]}: {raw} is not the current one"
+                    problem = f"stale {where[1]}: {_shown(where[1], raw)} is not the current one"
                 continue
             last = where[1].rsplit(".", 1)[-1]
             # a read by a bare `id` (`issue(id: $id)`) names an entity too; a write's may be one the client made
@@ -295,7 +301,10 @@ class EnvSession:
             named = where[0] == "segment" or canonical_key(last) is not None or bare
             named_id = str(want) in self.world.known and (named or str(want) in self.world.made)
             if named_id and not self.has(have, raw):
-                problem = problem or f"not found: no {where[1] if where[0] != 'segment' else 'entity'} {raw}"
+                problem = (
+                    problem
+                    or f"not found: no {where[1] if where[0] != 'segment' else 'entity'} {_shown(where[1], raw)}"
+                )
             if not _same(want, have):
                 subs[str(want)] = raw
         return _Match(best, subs), problem
@@ -385,3 +394,8 @@ def _malformed_json(body: str | None, candidates: list[Exchange]) -> bool:
         isinstance(e.call, HttpCall) and (e.call.request_body or "").lstrip()[:1] in ("{", "[") for e in candidates
     )
     return sent_json and "=" not in body
+
+
+def _shown(field: str, value: Any) -> Any:
+    """A sent value as an error names it: a secret by its field's name (a token) is not echoed."""
+    return "(redacted)" if is_secret_field(field.rsplit(".", 1)[-1], value) else value

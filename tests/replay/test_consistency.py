@@ -4,6 +4,7 @@ the session's own, and two sessions of one environment share nothing."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,61 @@ def test_a_create_gets_a_fresh_id_and_a_delete_makes_it_missing(docs_package: Pa
     assert gone["status"] == 404 and set(gone["body"]) == {"error", "message"}  # the app's own error shape
     assert first.step({"method": "DELETE", "path": f"/api/docs/{doc}"})["status"] == 404
     assert second.step({"method": "DELETE", "path": f"/api/docs/{other}"})["status"] == 204  # its own is there
+
+
+DESK = "https://desk.example.com/api"
+TOKENS = ("q8Zr3LmT0aXv7NcE2bWk9YdH", "Jf4Ps1GuR6tB0eVn8KqM3zXa")  # as the recording's server gave them
+
+
+@pytest.fixture(scope="module")
+def desk_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A helpdesk whose every write sends back the CSRF token the last answer gave, and whose
+    answers hand out the next one: the form, the ticket's create, then a comment on it."""
+    calls = [
+        http("r1", "GET", f"{DESK}/tickets/new", response={"form": "ticket", "csrf_token": TOKENS[0]}),
+        http("r2", "POST", f"{DESK}/tickets", 201, body={"subject": "Printer jam", "csrf_token": TOKENS[0]},
+             response={"id": "t_501", "subject": "Printer jam", "csrf_token": TOKENS[1]}),
+        http("r3", "POST", f"{DESK}/tickets/t_501/comments", 201,
+             body={"text": "Tray 2 is stuck", "csrf_token": TOKENS[1]},
+             response={"id": "c_77", "ticket": "t_501", "text": "Tray 2 is stuck"}),
+    ]  # fmt: skip
+    folder = tmp_path_factory.mktemp("desk")
+    source = folder / "desk.zip"
+    source.write_bytes(api_recording(calls, "Open the ticket 'Printer jam' and comment 'Tray 2 is stuck' on it"))
+    done = package_offline(source, RunOptions(), folder)
+    assert done.package is not None, done.error
+    return done.package_path or export_package(
+        source, done.package, folder, root_prefix=import_path(source).root_prefix
+    )
+
+
+def test_a_csrf_token_moves_on_per_session_and_the_recorded_one_is_refused(desk_package: Path, tmp_path: Path) -> None:
+    """A secret by its name, so the answers are redacted as a package is; the session still hands
+    out a token of its own that the next write must send back (it answered one "[REDACTED]" for
+    every token, and took any value, the recorded one too)."""
+    environment = Environment(desk_package)
+    env = ReplayEnv(environment, out_dir=tmp_path)
+    env.reset()
+    form = env.step({"method": "GET", "path": "/api/tickets/new"})
+    first = form["body"]["csrf_token"]
+    assert first != TOKENS[0] and len(first) == len(TOKENS[0])  # new text of the recorded shape
+    stale = env.step({"method": "POST", "path": "/api/tickets", "body": {"subject": "Printer jam", "csrf_token": TOKENS[0]}})  # fmt: skip
+    assert stale["status"] == 409  # the recording's token was never this session's
+    made = env.step({"method": "POST", "path": "/api/tickets", "body": {"subject": "Printer jam", "csrf_token": first}})
+    assert made["status"] == 201 and made["body"]["id"] != "t_501"
+    then = made["body"]["csrf_token"]
+    assert then not in (first, TOKENS[1]) and len(then) == len(TOKENS[1])  # moved on, as the recording showed
+    ticket = made["body"]["id"]
+    commented = env.step({"method": "POST", "path": f"/api/tickets/{ticket}/comments",
+                          "body": {"text": "Tray 2 is stuck", "csrf_token": then}})  # fmt: skip
+    assert commented["status"] == 201 and commented["body"]["ticket"] == ticket
+    reward = env.close()
+    assert reward.passed and reward.score == reward.max_score  # the stale try cost nothing
+    assert reward.attempt is not None
+    with zipfile.ZipFile(reward.attempt) as kept:
+        text = "".join(kept.read(name).decode("utf-8", "replace") for name in kept.namelist())
+    # the recording's tokens are nowhere; the ones the agent sent back are kept redacted
+    assert not any(token in text for token in TOKENS) and '"csrf_token":"[REDACTED]"' in text.replace('\\"', '"')
+    other = ReplayEnv(environment)  # the next session hands out a token of its own
+    other.reset()
+    assert other.step({"method": "GET", "path": "/api/tickets/new"})["body"]["csrf_token"] not in (first, TOKENS[0])
