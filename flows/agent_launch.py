@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 from typing import Any
 from uuid import UUID
 
@@ -48,14 +49,20 @@ def _client() -> Any:
 
 
 def _adb_devices() -> list[AgentDevice]:
-    """The phones the ADB server reports; none when it cannot be reached from here."""
+    """The phones the ADB server reports; none when it cannot be reached from here.
+
+    Reached with a plain connection first: adbutils, finding no server, runs `adb start-server`,
+    and a dashboard or a CLI on a machine with no phone would leave an adb daemon of its own
+    running (and list that daemon's phones, not the pool's)."""
     import adbutils
 
-    client = adbutils.AdbClient(
-        host=os.environ.get("ANDROID_ADB_SERVER_HOST", "127.0.0.1"),
-        port=int(os.environ.get("ANDROID_ADB_SERVER_PORT", "5037")),
-        socket_timeout=3,
-    )
+    host = os.environ.get("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
+    port = int(os.environ.get("ANDROID_ADB_SERVER_PORT", "5037"))
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+    except OSError:
+        return []
+    client = adbutils.AdbClient(host=host, port=port, socket_timeout=3)
     try:
         infos = client.list(extended=True)
     except (adbutils.AdbError, OSError):

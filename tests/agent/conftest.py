@@ -3,6 +3,7 @@ emulated phone) with its apps per test (so the real uiautomator2/adbutils client
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from rlauto_core.agent.tools import TakeoverHook
 from rlauto_core.llm import RetryPolicy, ToolCallingClient
 from rlauto_core.store.storage import FsspecStorage, open_storage
 from tests.fakes.llm_server import FakeLlmServer
+from tests.fixtures.adb import adb_spawns
 
 SERIAL = "fake-1"
 KEY = "sk-agent-test-key-0000"
@@ -61,6 +63,8 @@ def demo_adb(home: Home, monkeypatch: pytest.MonkeyPatch, adb_close_unpaused: No
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
         yield server
     assert _adb_daemons() <= before, "a real adb server was started"
+    here = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    assert adb_spawns(here) == [], "adbutils could not reach the demo server and asked for an adb daemon"
 
 
 @pytest.fixture

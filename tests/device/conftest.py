@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import adbutils
@@ -10,6 +11,7 @@ import pytest
 
 from device_flows.demo import DemoAdbServer, DemoPhone
 from tests.fakes.getevent_writer import CAPS_LP, line_stroke, write_trace
+from tests.fixtures.adb import adb_spawns
 
 SERIAL = "fake-1"
 # A 300 ms upward flick, then a 500 ms leftward drag, on the fts_ts panel (4 raw units per px).
@@ -44,6 +46,8 @@ def demo_adb(
         yield server
     # adbutils starts a real adb daemon when it cannot reach its server: it never had to.
     assert _adb_daemons() <= before, "a real adb server was started"
+    here = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    assert adb_spawns(here) == [], "adbutils could not reach the demo server and asked for an adb daemon"
 
 
 @pytest.fixture
