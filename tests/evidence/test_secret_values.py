@@ -124,6 +124,29 @@ def test_a_tool_calls_secret_is_removed_from_later_calls_under_other_names() -> 
     assert key not in views and "Ines Duarte" in views and "C77" in views
 
 
+def test_a_forms_hidden_token_is_removed_where_it_recurs_under_other_names() -> None:
+    """A token first seen as a page's hidden input, sent back in a header and a field whose names
+    no list holds and echoed in a later answer's text: gone from all of them; the form's data stay."""
+    hidden = "CANARY-hidden-Qm4vT8sK2pLw"
+    page = (f'<form action="/tickets" method="post"><input type="hidden" name="authenticity_token" '
+            f'value="{hidden}"><input name="ticket[subject]" value=""></form>')  # fmt: skip
+    calls = [
+        http("r1", "GET", f"{BASE}/tickets/new", response=None),
+        http("r2", "POST", f"{BASE}/tickets", status=201, headers={"x-desk-ref": hidden},
+             body={"ticket": {"subject": "Printer jam"}, "formRef": hidden},
+             response={"id": "T-88", "subject": "Printer jam", "note": f"accepted with ref {hidden}"}),
+    ]  # fmt: skip
+    calls[0]["responseBody"] = page
+    calls[0]["responseHeaders"] = {"content-type": "text/html; charset=utf-8"}
+    recording = import_bytes(api_recording(calls, "Open the ticket 'Printer jam'"), "desk.zip")
+    from rlauto_core.secret_values import recorded_secrets
+
+    assert hidden in recorded_secrets(recording).values
+    evidence = build_evidence(recording)
+    views = json.dumps([slim_evidence(recording, evidence), full_evidence(recording, evidence)], ensure_ascii=False)
+    assert hidden not in views and "Printer jam" in views and "T-88" in views
+
+
 def test_secret_values_keep_what_they_do_not_know_and_find_every_spelling() -> None:
     from rlauto_core.secret_values import SecretValues, secrets_in_json
 

@@ -4,9 +4,16 @@ later or by another valid path pass at full marks, wrong attempts (entity, missi
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+from typing import get_args
+
 import pytest
 
+from rlauto_core.config.options import RunOptions
+from rlauto_core.package.models import RecordingMutantKind
 from tests.package.corpora import TARGETED, TARGETS, cases, measure
+from tests.package.offline import package_offline
 
 
 # issue 28's corpora (rewards, rewards_heldout) joined once the core was fixed for them: batch A
@@ -37,3 +44,19 @@ def test_corpus_files_are_what_the_scripts_write() -> None:
 
     for path, data in {**tuned_files(), **heldout_files(), **paths_files()}.items():
         assert path.read_bytes() == data, path
+
+
+@pytest.mark.parametrize("corpus", ["rewards", "rewards_heldout"])
+def test_every_kind_of_recording_mutant_is_made_and_every_one_is_caught(corpus: str, tmp_path: Path) -> None:
+    """The mutants drawn from the recording's own writes (issue 28): on a corpus that has
+    GraphQL operations, forms and stated values, each kind appears (a kind never made would
+    be evidence nobody looked at), and none keeps full marks."""
+    made: Counter[str] = Counter()
+    for case in cases(corpus):
+        done = package_offline(case.recording, RunOptions(), tmp_path)
+        check = done.package.validation.self_check if done.package is not None else None
+        if check is None:
+            continue
+        made.update(m.kind for m in check.recording_mutants)
+        assert [m.description for m in check.recording_mutants if not m.caught] == [], case.name
+    assert set(made) == set(get_args(RecordingMutantKind)), made
