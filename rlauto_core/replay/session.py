@@ -27,7 +27,7 @@ from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.package.volatile import volatile_kind
 from rlauto_core.protocols import graphql
 from rlauto_core.recording import Call, Header, HttpCall, ToolCall
-from rlauto_core.redact import is_secret_field, redact_body, redact_json, redact_url
+from rlauto_core.redact import redact_body, redact_json, redact_url
 from rlauto_core.replay.batches import (
     MAX_PARTS,
     PartAnswer,
@@ -39,7 +39,7 @@ from rlauto_core.replay.batches import (
 from rlauto_core.replay.fresh import FreshValues
 from rlauto_core.replay.render import Renderer
 from rlauto_core.replay.tools import argument_problem, tool_schemas
-from rlauto_core.replay.values import SessionValues
+from rlauto_core.replay.values import SessionValues, quotable
 from rlauto_core.replay.world import Exchange, World, route_for, route_of
 
 log = logging.getLogger("rlauto.replay")
@@ -293,7 +293,7 @@ class EnvSession:
             kind = volatile_kind(where[1], want)
             if kind is not None and str(want) not in self.world.made:
                 if kind in ("lock", "csrf") and str(raw) in self.values.volatile:
-                    problem = f"stale {where[1]}: {_shown(where[1], raw)} is not the current one"
+                    problem = f"stale {where[1]}: {quotable(where[1], raw)} is not the current one"
                 continue
             last = where[1].rsplit(".", 1)[-1]
             # a read by a bare `id` (`issue(id: $id)`) names an entity too; a write's may be one the client made
@@ -303,7 +303,7 @@ class EnvSession:
             if named_id and not self.has(have, raw):
                 problem = (
                     problem
-                    or f"not found: no {where[1] if where[0] != 'segment' else 'entity'} {_shown(where[1], raw)}"
+                    or f"not found: no {where[1] if where[0] != 'segment' else 'entity'} {quotable(where[1], raw)}"
                 )
             if not _same(want, have):
                 subs[str(want)] = raw
@@ -394,8 +394,3 @@ def _malformed_json(body: str | None, candidates: list[Exchange]) -> bool:
         isinstance(e.call, HttpCall) and (e.call.request_body or "").lstrip()[:1] in ("{", "[") for e in candidates
     )
     return sent_json and "=" not in body
-
-
-def _shown(field: str, value: Any) -> Any:
-    """A sent value as an error names it: a secret by its field's name (a token) is not echoed."""
-    return "(redacted)" if is_secret_field(field.rsplit(".", 1)[-1], value) else value

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlauto_core.package.volatile import volatile_kind
+from rlauto_core.redact import is_secret_field
 
 _SEGMENT = re.compile(r"(?<=/)([^/?#\"'<\s]+)(?=[/?#\"'<\s]|$)")
 MAX_DEPTH = 40
@@ -113,3 +114,9 @@ def scalars_of(node: Any, depth: int = 0) -> list[Any]:
 
 def is_volatile(path: str, value: Any) -> bool:
     return volatile_kind(path, value) is not None
+
+
+def quotable(field: str, value: Any) -> Any:
+    """`value`, sent under the dotted name `field`, as an error message may repeat it: a secret by
+    its name (a CSRF token, a password) is not echoed back."""
+    return "(redacted)" if is_secret_field(field.rsplit(".", 1)[-1], value) else value
