@@ -4,20 +4,25 @@ the reason; a suite file of three tasks run twice with the scripted model, as JS
 
 from __future__ import annotations
 
+import io
 import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from rlauto_core.agent.suite import EvalStore, load_suite
+from rlauto_core.agent.suite import AGENT_EVALS_DIR, EvalStore, load_suite
 from rlauto_core.store.storage import FsspecStorage
 from tests.agent.conftest import SERIAL
 from tests.agent.prefect_support import in_thread, wait_for
+from tests.agent.scripts import call, turn
 from tests.agent.served import served_eval_suite
 from tests.agent.test_flow_control import RELEASE, hold_phone
+from tests.fakes.llm_server import FakeLlmServer
 from tests.in_process_cli import invoke
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
@@ -76,3 +81,37 @@ def _phone_held() -> bool:
 
     phones = {d.serial: d for d in PrefectAgentLauncher("file:///unused").devices()}
     return SERIAL in phones and phones[SERIAL].busy is not None
+
+
+def test_an_eval_on_another_endpoint_with_the_experience_library_on_says_so_everywhere(
+    served: None, fake_llm: FakeLlmServer, storage: FsspecStorage, tmp_path: Path
+) -> None:
+    """`--base-url` and `--key-secret` name the model's endpoint and key for the served flow (whose
+    own environment points nowhere and holds no key), and `--memory` turns recall and distillation
+    on: a model that claims success at once passes only the task already done, its key went only
+    in the Authorization header, and the summary and the index rows say memory on."""
+    from prefect.blocks.system import Secret
+
+    key = "sk-eval-cli-canary-7e21"
+    secret = f"agent-eval-{uuid.uuid4().hex[:8]}"
+    Secret(value=key).save(secret)
+    claims = call("report_task", kind="completion", summary="Done.", checked=["the task"], evidence=["it is done"])
+    fake_llm.script("claimer", turn(claims))  # every answer, the distiller's ask too: completion at once
+    done = invoke("agent", "eval", str(_suite_file(tmp_path)), "--device", SERIAL, "--model", "claimer",
+                  "--base-url", fake_llm.base_url(), "--key-secret", secret, "--memory", "--json",
+                  "--storage", storage.url)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["model"], out["memory"], out["state"]) == ("claimer", True, "Completed")
+    assert {t["task_id"] for t in out["results"] if t["passed"]} == {"note-already-there"}
+    asked = fake_llm.requests("claimer")
+    assert len(asked) >= len(PICKED) and {r.headers.get("authorization") for r in asked} == {f"Bearer {key}"}
+    rows = [
+        row
+        for path in storage.list(f"{AGENT_EVALS_DIR}/eval={out['eval_id']}")
+        if path.endswith(".parquet")
+        for row in pq.read_table(io.BytesIO(storage.read_bytes(path))).to_pylist()
+    ]
+    assert len(rows) == len(PICKED) and all(r["memory"] is True and r["model"] == "claimer" for r in rows)
+    stored = json.dumps([rows, out], default=str)
+    assert key not in stored and fake_llm.base_url() in stored

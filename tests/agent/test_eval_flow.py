@@ -114,3 +114,15 @@ def test_a_model_claiming_success_at_once_passes_only_the_tasks_whose_state_alre
     eval_id = str(state.state_details.flow_run_id)
     stored = json.dumps([*_rows(storage, eval_id), summary], default=str)
     assert KEY not in stored and fake_llm.base_url() in stored  # the endpoint named, never its key
+    # what each task run cost, as the model's answers reported it (the fake counts a token per 4
+    # characters): one call each, its tokens counted, none for the scripted model's runs above
+    records = EvalStore(storage).records(eval_id)
+    assert all(r.model_calls == 1 and r.tokens_total == r.tokens_prompt + r.tokens_completion > 0 for r in records)
+    assert summary["tokens_total"] == sum(r.tokens_total for r in records)
+    # the artifact's per-task table: a row per task, passed ones with no reason, failed ones with it
+    [artifact] = [a for a in artifacts_of(eval_id) if a.key == f"agent-suite-{eval_id}"]
+    rows = {line.split(" | ")[0].strip("| "): line for line in str(artifact.data).splitlines() if " | " in line}
+    assert {t.id for t in suite.tasks} <= set(rows)
+    for task in suite.tasks:
+        assert (" | 1/1 | " in rows[task.id]) is (task.id in already), rows[task.id]
+        assert rows[task.id].endswith(" |  |") is (task.id in already), rows[task.id]

@@ -123,8 +123,8 @@ def test_the_readme_lines_run_the_agent_on_the_demo_phone_and_down_stops_it_all(
             assert f"http://127.0.0.1:{port}" in up.stdout
             assert httpx.get(f"{api}/health", timeout=5).status_code == 200
             deployments = {d["name"] for d in httpx.post(f"{api}/deployments/filter", json={}, timeout=10).json()}
-            assert {"package-recording", "package-batch", "scan-inbox"} <= deployments
-            assert {"run-agent", "design-task", "run-steps", "audit-experience"} <= deployments
+            assert {"package-recording", "package-batch", "scan-inbox", "export-dataset", "eval-agent"} <= deployments
+            assert {"run-agent", "design-task", "run-steps", "audit-experience", "eval-agent-suite"} <= deployments
             # a killed worker's runs, Running or still Pending, are marked Crashed (flows/automations.py)
             automations = {a["name"] for a in httpx.post(f"{api}/automations/filter", json={}, timeout=10).json()}
             assert {"rlauto-crash-silent-runs", "rlauto-crash-stuck-pending-runs"} <= automations
