@@ -141,6 +141,33 @@ def test_main_entity_is_the_one_most_successful_writes_touch() -> None:
     assert (evidence.main_entity.key, evidence.main_entity.value) == ("channelId", "C01")
 
 
+def test_an_id_several_writes_hit_beats_a_uuid_one_answer_carries() -> None:
+    """Issue 28, main entity: the create's answer carries an issue key and a uuid; the later writes
+    act on the key, so the key is the main entity, named from its route."""
+    api = f"{BASE}/rest/api/2"
+    calls = [
+        http("r1", "POST", f"{api}/issue", 201, {"fields": {"summary": "Fix login"}},
+             {"id": "10043", "key": "ENG-43", "uuid": "3f2a9c1e-7b44-4d0a-9e2f-5c8b1a6d7e90"}),
+        http("r2", "PUT", f"{api}/issue/ENG-43", 204, {"fields": {"priority": {"name": "High"}}}),
+        http("r3", "POST", f"{api}/issue/ENG-43/comment", 201, {"body": "Repro on staging"}, {"id": "9001"}),
+    ]  # fmt: skip
+    main = build_evidence(import_bytes(api_recording(calls), "r.zip")).main_entity
+    assert main is not None and (main.key, main.value) == ("issueId", "ENG-43")
+
+
+def test_a_document_id_after_an_action_word_is_the_main_entity() -> None:
+    """`/_doc/{id}` and `/_update/{id}` have no collection word before the id: still an entity, so
+    a recording whose writes all act on one document has a main entity."""
+    search = f"{BASE}/search/notes"
+    calls = [
+        http("r1", "GET", f"{search}/_doc/runbook-7", response={"_id": "runbook-7", "_source": {"title": "Keys"}}),
+        http("r2", "POST", f"{search}/_update/runbook-7", 200, {"doc": {"title": "Rotated keys"}},
+             {"_id": "runbook-7", "result": "updated"}),
+    ]  # fmt: skip
+    main = build_evidence(import_bytes(api_recording(calls), "r.zip")).main_entity
+    assert main is not None and main.value == "runbook-7" and main.key.endswith("Id")
+
+
 def test_slim_evidence_drops_noise_redacts_secrets_and_is_smaller() -> None:
     canary = "sk-CANARY-9f8e7d6c5b4a39281706"
     requests = [
