@@ -53,9 +53,15 @@ def docs_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
         http("r4", "DELETE", f"{API}/docs/d_207", 204),
         http("r5", "GET", f"{API}/docs/d_207", 404, response={"error": "not_found", "message": "no such doc"}),
     ]
-    folder = tmp_path_factory.mktemp("docs")
-    source = folder / "docs.zip"
-    source.write_bytes(api_recording(calls, "Rename doc d_100 to 'Plan B', create the doc 'Notes', then delete it"))
+    return _packaged(
+        tmp_path_factory.mktemp("docs"), calls, "Rename doc d_100 to 'Plan B', create the doc 'Notes', then delete it"
+    )
+
+
+def _packaged(folder: Path, calls: list[dict[str, Any]], instruction: str) -> Path:
+    """The recording of `calls` packaged offline, as the package ZIP an environment opens."""
+    source = folder / "app.zip"
+    source.write_bytes(api_recording(calls, instruction))
     done = package_offline(source, RunOptions(), folder)
     assert done.package is not None, done.error
     return done.package_path or export_package(
@@ -116,13 +122,8 @@ def desk_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
              body={"text": "Tray 2 is stuck", "csrf_token": TOKENS[1]},
              response={"id": "c_77", "ticket": "t_501", "text": "Tray 2 is stuck"}),
     ]  # fmt: skip
-    folder = tmp_path_factory.mktemp("desk")
-    source = folder / "desk.zip"
-    source.write_bytes(api_recording(calls, "Open the ticket 'Printer jam' and comment 'Tray 2 is stuck' on it"))
-    done = package_offline(source, RunOptions(), folder)
-    assert done.package is not None, done.error
-    return done.package_path or export_package(
-        source, done.package, folder, root_prefix=import_path(source).root_prefix
+    return _packaged(
+        tmp_path_factory.mktemp("desk"), calls, "Open the ticket 'Printer jam' and comment 'Tray 2 is stuck' on it"
     )
 
 
