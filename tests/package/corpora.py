@@ -51,6 +51,10 @@ CORPORA = {
         ROOT / "tests" / "package" / "rewards_heldout" / "recordings",
         ROOT / "tests" / "package" / "rewards_heldout" / "attempts",
     ),
+    "rewards_c": (
+        ROOT / "tests" / "package" / "rewards_c" / "recordings",
+        ROOT / "tests" / "package" / "rewards_c" / "attempts",
+    ),
 }
 # The corpora tests/package/test_targets.py holds to TARGETS (issue 28's two join once fixed).
 TARGETED = ("team", "tuned", "heldout", "paths", "rewards", "rewards_heldout")

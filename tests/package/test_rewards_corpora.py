@@ -18,15 +18,16 @@ from rlauto_core.importers import import_path
 from rlauto_core.recording import HttpCall, Recording
 from tests.package.corpora import CORPORA, WRONG_KINDS, cases, check_kind, measure
 
-REWARDS = ("rewards", "rewards_heldout")
+REWARDS = ("rewards", "rewards_heldout", "rewards_c")
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
 def test_rewards_corpus_files_are_what_the_scripts_write() -> None:
     from tests.package.rewards.make_rewards import files as rewards_files
+    from tests.package.rewards_c.make_rewards_c import files as c_files
     from tests.package.rewards_heldout.make_rewards_heldout import files as heldout_files
 
-    written = {**rewards_files(), **heldout_files()}
+    written = {**rewards_files(), **heldout_files(), **c_files()}
     for path, data in written.items():
         assert path.read_bytes() == data, path
     for corpus in REWARDS:  # and nothing the scripts no longer write lies about
