@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl, quote, quote_plus, unquote_plus, urlsplit
 
 from pydantic import BaseModel
 
+from rlauto_core.protocols.rpc_sign_in import sign_in_passwords
 from rlauto_core.recording import Recording
 from rlauto_core.redact import (
     BEARER_RE,
@@ -332,6 +333,8 @@ class SecretFinder:
                                    (call.response_body, call.response_body_encoding)):  # fmt: skip
                 if body and encoding == "text":
                     self.string(body)
+            for password in sign_in_passwords(call.request_body):  # by position: no name says so
+                self.add(password)
             self.json(call.extra)
         for tool in recording.tool_calls:
             self.json(tool.arguments)

@@ -16,6 +16,7 @@ self-check's behaviour variant changes every one of them (judging/behaviour.py).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -206,6 +207,7 @@ def session_values(recording: Recording, evidence: Evidence) -> dict[str, Sessio
                 if text not in first_given and text not in sent_before:
                     first_given[text] = (position, f"{root}.{path}", _last_key(path))
     _settle(found, calls, infos, writes, writes_sending, first_given)
+    _retried_guards(found, calls, infos)
     kept = {v: s for v, s in found.items() if s.kind != "token" or _is_token(s, writes, writes_sending)}
     # what the instruction states stays the agent's, but a counter that happens to equal a stated number
     # ("add 2 cups", `version: 2` sent back) is still the server's
@@ -270,6 +272,61 @@ def _settle(
             if same_answer and same_parent and together:
                 entry.kind = "companion"
                 break
+
+
+def _retried_guards(found: dict[str, SessionValue], calls: list[Call], infos: dict[str, Any]) -> None:
+    """A write refused, then sent again after a read with only a few values changed, each to a
+    value that read answered (the refused one sent what an earlier answer gave): those values are
+    preconditions (a stock count sent as `compareQuantity`, a revision), whatever they are called
+    and however deep the answer listed them. The refusal says the old one was stale; a later run
+    reads its own."""
+    answered: list[set[str]] = [_answer_scalars(c) for c in calls]
+    for n, call in enumerate(calls):
+        info = infos.get(call.id)
+        if info is None or not info.state_changing or info.failed:
+            continue
+        sent = {(r, p): str(v) for r, p, v in _sent(call) if _scalar(v)}
+        for m, earlier in enumerate(calls[:n]):
+            before = infos.get(earlier.id)
+            if before is None or not before.failed or before.name != info.name:
+                continue
+            tried = {(r, p): str(v) for r, p, v in _sent(earlier) if _scalar(v)}
+            changed = [k for k in sent if k in tried and sent[k] != tried[k]]
+            if set(tried) != set(sent) or not changed or len(changed) > 3:
+                continue
+            reread = [i for i in range(m + 1, n) if all(sent[k] in answered[i] for k in changed)]
+            stale = all(any(tried[k] in answered[i] for i in range(m)) for k in changed)
+            if not reread or not stale:
+                continue
+            for k in changed:
+                entry = found.get(sent[k])
+                if entry is None:
+                    entry = found[sent[k]] = SessionValue(sent[k], "counter", calls[reread[0]].id, "response")
+                entry.kind = "counter"
+                entry.sent_at.add(_last_key(k[1]))
+
+
+def _answer_scalars(call: Call, limit: int = 20_000) -> set[str]:
+    """Every scalar an answer holds as text, however deep (a listing's nested counts too)."""
+    if isinstance(call, HttpCall):
+        text = call.response_body if call.response_body_encoding == "text" else None
+        try:
+            node: Any = json.loads(text) if text and text.lstrip()[:1] in ("{", "[") else None
+        except (ValueError, RecursionError):
+            node = None
+    else:
+        node = call.result
+    found: set[str] = set()
+    stack: list[Any] = [node]
+    while stack and len(found) < limit:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif _scalar(item):
+            found.add(str(item))
+    return found
 
 
 def _listed(path: str) -> bool:

@@ -1,7 +1,8 @@
 """Protocols over HTTP and MCP: what a call does and whether it succeeded, as its protocol says
 (GraphQL operations and batches, JSON-RPC and `ok: false` errors inside a 200, bulk answers,
-form re-renders), and requests that carry several calls (GraphQL batches, `_bulk`) split into
-them. Pure; below evidence, checkers and package, which all ask here."""
+form re-renders), requests that carry several calls (GraphQL batches, `_bulk`, JSON batches of
+HTTP sub-requests) split into them, and the password a JSON-RPC sign-in sends by position
+(rpc_sign_in.py, for redaction). Pure; below evidence, checkers and package, which all ask here."""
 
 from rlauto_core.protocols.batches import split_batches
 from rlauto_core.protocols.graphql import (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from rlauto_core.config import RunOptions
 from rlauto_core.evidence import build_evidence, full_evidence, slim_evidence
@@ -145,6 +146,56 @@ def test_a_forms_hidden_token_is_removed_where_it_recurs_under_other_names() -> 
     evidence = build_evidence(recording)
     views = json.dumps([slim_evidence(recording, evidence), full_evidence(recording, evidence)], ensure_ascii=False)
     assert hidden not in views and "Printer jam" in views and "T-88" in views
+
+
+def test_a_password_an_rpc_sign_in_sends_by_position_reaches_no_package() -> None:
+    """Odoo's JSON-RPC: `authenticate(db, login, password, {})`, then `execute_kw(db, uid, password,
+    ...)` on every call. No name says which argument is the password; the sign-in's order does
+    (after the user's identity), and it is then removed from every call; the database name and the
+    record's values stay."""
+    key = "CANARY-odoo-3f9c1a7e55d2b804"
+    db = "nordhafen-main-1182"
+
+    def rpc(call_id: str, service: str, method: str, args: list[Any], result: Any) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "method": "call", "params": {"service": service, "method": method, "args": args}}
+        return http(
+            call_id, "POST", f"{BASE}/jsonrpc", body=body, response={"jsonrpc": "2.0", "id": 1, "result": result}
+        )
+
+    calls = [
+        rpc("r1", "common", "authenticate", [db, "pricing@nordhafen.example", key, {}], 2),
+        rpc("r2", "object", "execute_kw", [db, 2, key, "product.pricelist", "create", [{"name": "Wholesale 2026"}]], 9),
+        rpc("r3", "object", "execute_kw", [db, 2, key, "product.pricelist", "write", [[4], {"active": False}]], True),
+    ]
+    recording = import_bytes(
+        api_recording(calls, "Create the pricelist 'Wholesale 2026' and archive pricelist 4"), "o.zip"
+    )
+    from rlauto_core.secret_values import recorded_secrets
+
+    assert key in recorded_secrets(recording).values and db not in recorded_secrets(recording).values
+    options = RunOptions()
+    done = run_item(recording, options, *analysis_for(None, options))
+    assert done.package is not None
+    task = json.dumps(package_to_json(done.package), ensure_ascii=False)
+    assert key not in task and "Wholesale 2026" in task
+
+
+def test_sign_in_passwords_by_position_and_nothing_else() -> None:
+    from rlauto_core.protocols.rpc_sign_in import sign_in_passwords
+
+    def body(method: str, args: Any, nested: bool = True) -> str:
+        if nested:
+            return json.dumps({"jsonrpc": "2.0", "method": "call", "params": {"method": method, "args": args}})
+        return json.dumps({"jsonrpc": "2.0", "method": method, "params": args})
+
+    assert sign_in_passwords(body("authenticate", ["db", "ana@x.example", "s3cret-pw", {}])) == ["s3cret-pw"]
+    assert sign_in_passwords(body("user.logIn", ["ana", "hunter22"], nested=False)) == ["hunter22"]
+    assert sign_in_passwords(body("session.sign_in", ["db", "ana", "pw-9f8e"])) == ["pw-9f8e"]
+    assert sign_in_passwords(body("execute_kw", ["db", 2, "k", "res.partner", "read"])) == []  # no sign-in
+    assert sign_in_passwords(body("loginfo", ["a", "b"], nested=False)) == []  # a word that only starts alike
+    for hostile in ("", "[1, 2]", '{"method": "login", "params": "x"}', '{"method": ', "{" * 100_000,
+                    json.dumps({"method": "login", "params": [None, 3, {"a": 1}]}), "x" * 2_000_000):  # fmt: skip
+        assert sign_in_passwords(hostile) == []
 
 
 def test_secret_values_keep_what_they_do_not_know_and_find_every_spelling() -> None:
