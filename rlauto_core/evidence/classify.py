@@ -8,13 +8,14 @@ import re
 
 from rlauto_core.forms import effective_method
 from rlauto_core.protocols import Operation, operations
+from rlauto_core.protocols.rpc_dispatch import dispatched_method
 from rlauto_core.recording import HttpCall, Session, ToolCall
 
 WRITE_VERBS = frozenset(
     ["create", "send", "post", "update", "edit", "delete", "remove", "add", "set", "mark", "invite", "kick", "ban", "unban", "pin", "unpin", "react", "unreact", "upload", "move", "assign", "unassign", "archive", "unarchive", "close", "reopen", "rename", "join", "leave", "reply", "share", "submit", "publish", "write", "insert", "put", "patch", "approve", "reject", "merge", "tag", "untag", "label", "transfer", "schedule", "cancel", "complete", "resolve", "star", "unstar", "follow", "unfollow", "subscribe", "unsubscribe", "mute", "unmute", "block", "unblock", "vote", "like", "unlike", "save", "store", "modify", "change", "replace", "upsert", "register", "enable", "disable", "grant", "revoke", "toggle", "clear", "reset", "restore", "duplicate", "copy", "forward", "attach", "detach", "link", "unlink", "import", "checkout", "purchase", "pay", "order", "book", "claim", "accept", "decline", "dismiss", "hide", "unhide", "lock", "unlock"]
 )  # fmt: skip
 READ_VERBS = frozenset(
-    ["get", "list", "search", "read", "fetch", "find", "query", "view", "show", "describe", "count", "check", "lookup", "download", "browse", "retrieve", "load", "peek", "inspect", "whoami", "stat", "status", "poll", "watch", "preview", "export", "summarize"]
+    ["get", "list", "search", "read", "fetch", "find", "query", "view", "show", "describe", "count", "check", "lookup", "download", "browse", "retrieve", "load", "peek", "inspect", "whoami", "stat", "status", "poll", "watch", "preview", "export", "summarize", "version", "authenticate"]
 )  # fmt: skip
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _READ_POST_SEGMENTS = frozenset({"search", "query", "lookup", "graphql-query", "_search", "batch_get", "preview"})
@@ -99,4 +100,6 @@ def _rpc_methods(call: HttpCall) -> list[str]:
         return []
     params = payload.get("params")
     inner = params.get("method") if isinstance(params, dict) else None
-    return [m for m in (payload.get("method"), inner) if isinstance(m, str)]
+    found = [m for m in (payload.get("method"), inner) if isinstance(m, str)]
+    method = dispatched_method(call)  # Odoo's execute_kw(db, uid, password, model, method, ...)
+    return [*found, method] if method is not None else found

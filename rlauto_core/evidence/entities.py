@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 
 from rlauto_core.evidence.models import EntityRef
 from rlauto_core.forms import read_fields
+from rlauto_core.protocols.rpc_dispatch import dispatched_records
 from rlauto_core.recording import HttpCall, ToolCall
 from rlauto_core.redact import is_secret_field, looks_like_credential
 
@@ -192,6 +193,9 @@ def http_entities(call: HttpCall) -> list[EntityRef]:
             payload = None
         if isinstance(payload, dict):
             _collect(payload, refs)
+        acted_on = dispatched_records(call)  # an RPC dispatcher's records, by position
+        if acted_on is not None and (key := canonical_key(acted_on[0].rsplit(".", 1)[-1] + "_id")) is not None:
+            refs += [(key, str(i)) for i in acted_on[1]]
     elif body:
         # form fields nest like a JSON body: `ticket[queue_id]=7` names queueId 7
         fields = read_fields(body, call.request_body_encoding, call.header("content-type"))

@@ -14,6 +14,7 @@ from rlauto_core.package.models import DbDiffCriterion
 from rlauto_core.package.roles import ValueModel
 from rlauto_core.package.volatile import is_told, quoted_values, volatile_kind
 from rlauto_core.protocols import operation_of
+from rlauto_core.protocols.rpc_dispatch import dispatch_fields
 from rlauto_core.recording import Call, DbDiff, HttpCall
 from rlauto_core.redact import is_secret_field, is_secret_header, looks_like_credential
 
@@ -161,10 +162,30 @@ def call_checker(call: Call, ctx: CheckContext) -> dict[str, Any]:
 
 
 def target_location(call: Call, target: EntityRef) -> tuple[str, str] | None:
-    """Where the call names its target: ("segment", index) or ("request"/"query"/"arguments", path)."""
+    """Where the call names its target: ("segment", index) or ("request"/"query"/"arguments", path);
+    inside a list by position (`params.args.5.0.0`: an RPC's positional ids) when nowhere else."""
+    listed: tuple[str, str] | None = None
     for loc in input_locations(call):
         if not isinstance(loc.value, list) and str(loc.value) == target.value:
             return loc.root, loc.path
+        if listed is None and isinstance(loc.value, list):
+            inner = _position_of(loc.value, target.value)
+            listed = (loc.root, f"{loc.path}.{inner}") if inner is not None else None
+    return listed
+
+
+def _position_of(node: Any, value: str, depth: int = 0) -> str | None:
+    """The dotted position of `value` in a JSON list or object (the first, depth first)."""
+    if depth > 6:
+        return None
+    items = list(enumerate(node)) if isinstance(node, list) else list(node.items()) if isinstance(node, dict) else []
+    for key, item in items:
+        if isinstance(item, list | dict):
+            inner = _position_of(item, value, depth + 1)
+            if inner is not None:
+                return f"{key}.{inner}"
+        elif not isinstance(item, bool) and item is not None and str(item) == value:
+            return str(key)
     return None
 
 
@@ -200,7 +221,8 @@ def stray_matcher(call: Call, checker: dict[str, Any], target: EntityRef, allowe
             matcher["path_template" if "path_template" in checker else "path"] = checker.get(
                 "path_template", checker.get("path")
             )
-            matcher[root] = {path: {"exists": True, **negated}}
+            # on an RPC dispatcher's route, the same model and method only (a pricelist's `write`)
+            matcher[root] = {**(dispatch_fields(call) if root == "request" else {}), path: {"exists": True, **negated}}
         return matcher
     return {"kind": "mcp_call", "tool": call.tool, **SUCCEEDS, "arguments": {path: {"exists": True, **negated}}}
 
@@ -221,7 +243,10 @@ def target_predicate(call: Call, checker: dict[str, Any], target: EntityRef) -> 
     if root == "segment":
         name = _param_at(checker.get("path_template", ""), int(path))
         return checker.get("path_params", {}).get(name) if name else None
-    return checker.get(root, {}).get(path)
+    found = checker.get(root, {}).get(path)
+    if found is None and any(part.isdigit() for part in path.split(".")):
+        return int(target.value) if target.value.isdigit() else target.value  # a positional id, by value
+    return found
 
 
 def dbdiff_criteria(diff: DbDiff, golden_inputs: list[Call], ctx: CheckContext) -> list[DbDiffCriterion]:

@@ -31,6 +31,7 @@ from rlauto_core.package.builder import build_package
 from rlauto_core.package.draft import PackageDraft
 from rlauto_core.package.judgement import JudgeResult, PassPolicy
 from rlauto_core.package.models import JudgeIteration, PackageValidation, TaskPackage
+from rlauto_core.package.secret_checks import without_secret_comparisons
 from rlauto_core.pipeline.memory import IterationMemory, judge_feedback
 from rlauto_core.prompts import PROMPT_VERSION
 from rlauto_core.prompts.answers import AnalyzerResult
@@ -227,7 +228,7 @@ def _iteration(
     # a secret the recording carries, wherever it recurs (an echo, a URL, a field of another name),
     # is out of the package before the checks run: they check what ships
     secrets = recorded_secrets(item.recording)
-    package = secrets.model(package)
+    package = without_secret_comparisons(secrets.model(package))
     # the self-check runs once and is stored in the package: validator and judge both read it
     check = self_check(package, item.recording)
     package = package.model_copy(update={"validation": package.validation.model_copy(update={"self_check": check})})

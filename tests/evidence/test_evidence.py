@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -199,3 +200,27 @@ def test_long_ids_get_short_stable_aliases_in_slim_evidence() -> None:
     slim = slim_evidence(recording, build_evidence(recording))
     assert slim["calls"][0]["id"] == "c0"
     assert slim["calls"][0]["ref"] == long_id
+
+
+def _rpc(call_id: str, method: str, args: list[Any], result: Any) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "method": "call", "params": {"service": "object", "method": "execute_kw", "args": args}}
+    return http(call_id, "POST", f"{BASE}/jsonrpc", body=body, response={"jsonrpc": "2.0", "id": 1, "result": result})
+
+
+def test_an_rpc_dispatchers_call_reads_or_writes_as_its_inner_method_on_the_records_it_lists() -> None:
+    """Odoo's `execute_kw(db, uid, password, model, method, positional, ...)`: every call is `POST
+    /jsonrpc`; `search_read` reads, `create` and `write` write, and `write([[4], ...])` acts on
+    pricelist 4; the sign-in and the version call are no writes of the task."""
+    head = ["db1", 2, "pw-key"]
+    calls = [
+        http("r0", "POST", f"{BASE}/jsonrpc", body={"jsonrpc": "2.0", "method": "call", "params": {
+            "service": "common", "method": "authenticate", "args": ["db1", "ana@x.example", "pw-key", {}]}},
+             response={"jsonrpc": "2.0", "id": 1, "result": 2}),
+        _rpc("r1", "search_read", [*head, "product.pricelist", "search_read", [[["active", "=", True]]]], []),
+        _rpc("r2", "create", [*head, "product.pricelist", "create", [{"name": "Wholesale 2026"}]], 9),
+        _rpc("r3", "write", [*head, "product.pricelist", "write", [[4], {"active": False}]], True),
+    ]  # fmt: skip
+    evidence = build_evidence(import_bytes(api_recording(calls), "rpc.zip"))
+    assert [c.state_changing for c in evidence.calls] == [False, False, True, True]
+    assert ("pricelistId", "4") in {(e.key, e.value) for e in evidence.calls[3].entities}
+    assert evidence.main_entity is not None and evidence.main_entity.value == "4"

@@ -247,3 +247,70 @@ def test_a_golden_mutant_that_loses_nothing_is_never_pass() -> None:
     verifiability = next(s for s in result.scores if s.dimension is Dimension.CHECKER_VERIFIABILITY)
     assert verifiability.score == 0 and f"mutant {kept[0].id} (add a stray DELETE" in verifiability.explanation
     assert result.verdict == "NEEDS_REVISION"
+
+
+STOCK = "https://stock.example/api"
+
+
+def stock_run(first: int, second: int | None, expected: int = 24) -> bytes:
+    """Read the count, set it with the count as a precondition; refused as stale when `second` is
+    given (the count moved), then read again and set with the new count."""
+    calls = [
+        http(
+            "r1", "GET", f"{STOCK}/items/sku-7", response={"sku": "sku-7", "levels": [{"site": "ber", "onHand": first}]}
+        )
+    ]
+    if second is not None:
+        calls += [
+            http(
+                "r2",
+                "POST",
+                f"{STOCK}/items/sku-7/set",
+                409,
+                {"site": "ber", "quantity": expected, "expected": first},
+                {"error": "stale", "message": "expected no longer matches"},
+            ),
+            http(
+                "r3",
+                "GET",
+                f"{STOCK}/items/sku-7",
+                response={"sku": "sku-7", "levels": [{"site": "ber", "onHand": second}]},
+            ),
+        ]
+    last = second if second is not None else first
+    calls.append(http("r4", "POST", f"{STOCK}/items/sku-7/set", 200, {"site": "ber", "quantity": expected, "expected": last},
+                      {"sku": "sku-7", "levels": [{"site": "ber", "onHand": expected}]}))  # fmt: skip
+    return api_recording(calls, "Set the on-hand stock of sku-7 at the Berlin site to 24.")
+
+
+def test_a_value_a_refused_write_retries_with_what_a_reread_answered_is_a_precondition() -> None:
+    """The count sent as `expected` is refused as stale, read again and sent anew: it is the
+    server's, not the task's. A later run reading another count keeps full marks; setting the
+    wrong quantity still fails."""
+    package, _ = packaged(stock_run(31, 30))
+    later = score(package, imported(stock_run(28, None), "later.zip"))
+    assert later.passed and later.score == later.max_score, [r.reason for r in later.rubrics if not r.passed]
+    wrong = score(package, imported(stock_run(28, None, expected=25), "wrong.zip"))
+    assert not wrong.passed
+
+
+def test_a_checker_comparing_a_redacted_secret_loses_that_comparison_only() -> None:
+    """After the package's redaction a checker may hold "[REDACTED]" where it compared a secret: no
+    attempt sends that, the golden included. The comparison goes; the rest of the checker stays."""
+    from rlauto_core.package.secret_checks import without_secret_comparisons
+
+    package, recording = packaged(keys_run())
+    key = next(r.checker_key for r in package.task.rubrics if (r.checker_key or "").endswith("r2"))
+    assert key is not None
+    checker = package.rubric_checkers[key]
+    checker["request"] = {**checker.get("request", {}), "token": "[REDACTED]",
+                          "tags": {"contains": ["ci", "[REDACTED]"]}, "owner": {"in": ["[REDACTED]", "ana"]}}  # fmt: skip
+    assert not score(package, recording).passed  # as redacted, no attempt could pass it
+    cleaned = without_secret_comparisons(package).rubric_checkers[key]
+    assert "token" not in cleaned["request"] and "owner" not in cleaned["request"]
+    assert (
+        cleaned["request"]["tags"] == {"contains": ["ci"]} and cleaned["request"]["name"] == checker["request"]["name"]
+    )
+    assert without_secret_comparisons(package) is not package
+    untouched, _ = packaged(keys_run())
+    assert without_secret_comparisons(untouched) is untouched

@@ -16,7 +16,7 @@ from tests.package.corpora import TARGETED, TARGETS, cases, measure
 from tests.package.offline import package_offline
 
 
-# issue 28's corpora (rewards, rewards_heldout) joined once the core was fixed for them: batch A
+# issue 28's corpora (rewards, rewards_heldout, rewards_c) joined once the core was fixed for them: batch A
 # guided the fixes, batch B was measured once after them (docs/packages.md, first-contact figures)
 @pytest.mark.parametrize("corpus", TARGETED)
 def test_targets_hold_on_every_corpus(corpus: str) -> None:
@@ -46,7 +46,7 @@ def test_corpus_files_are_what_the_scripts_write() -> None:
         assert path.read_bytes() == data, path
 
 
-@pytest.mark.parametrize("corpus", ["rewards", "rewards_heldout"])
+@pytest.mark.parametrize("corpus", ["rewards", "rewards_heldout", "rewards_c"])
 def test_every_kind_of_recording_mutant_is_made_and_every_one_is_caught(corpus: str, tmp_path: Path) -> None:
     """The mutants drawn from the recording's own writes (issue 28): on a corpus that has
     GraphQL operations, forms and stated values, each kind appears (a kind never made would
