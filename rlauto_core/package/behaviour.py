@@ -4,7 +4,9 @@ A concurrency value (a lock version, a search engine's `_seq_no` sent back as `i
 storage service's object generation sent as `ifGenerationMatch`) or a session token (an admin's
 `form_key`) goes by many names no word list holds. What it does gives it away:
 - **counter**: an answer gave it, a later write sends it back (body, query string or header), and
-  that write's answer (or a later one) gives the same field another value;
+  that write's answer (or a later one) gives the same field another value; or a refused write
+  sent it and its retry sends what a re-read answered instead (a precondition, however deep the
+  answer listed it);
 - **companion**: sent by the same write, beside a counter, from the same answer (the primary term
   that goes with a sequence number);
 - **token**: a random-looking value an answer gave under a name that is no id, that writes send
