@@ -3,12 +3,11 @@ by tool verb."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from rlauto_core.forms import effective_method
 from rlauto_core.protocols import Operation, operations
-from rlauto_core.protocols.rpc_dispatch import dispatched_method
+from rlauto_core.protocols.rpc_dispatch import dispatched_method, rpc_payload
 from rlauto_core.recording import HttpCall, Session, ToolCall
 
 WRITE_VERBS = frozenset(
@@ -89,14 +88,8 @@ def _first_verb(name: str) -> str | None:
 
 def _rpc_methods(call: HttpCall) -> list[str]:
     """A JSON-RPC request's method (and a dispatcher's inner one, `params.method`)."""
-    body = call.request_body
-    if not body or '"jsonrpc"' not in body[:2000] or call.request_body_encoding != "text":
-        return []
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError):
-        return []
-    if not isinstance(payload, dict):
+    payload = rpc_payload(call.request_body) if call.request_body_encoding == "text" else None
+    if payload is None:
         return []
     params = payload.get("params")
     inner = params.get("method") if isinstance(params, dict) else None

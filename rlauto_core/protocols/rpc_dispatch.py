@@ -19,16 +19,21 @@ DISPATCHERS = frozenset({"execute_kw", "execute"})
 MAX_BODY = 5_000_000
 
 
-def _arguments(call: HttpCall) -> tuple[str, list[Any]] | None:
-    """(the dispatcher's name, its positional arguments) of a dispatching JSON-RPC request."""
-    body = call.request_body
-    if not body or len(body) > MAX_BODY or call.request_body_encoding != "text" or '"jsonrpc"' not in body[:2000]:
+def rpc_payload(body: str | None, marker: str = '"jsonrpc"') -> dict[str, Any] | None:
+    """A JSON-RPC request body as an object (`marker` must show in its head), else None."""
+    if not body or len(body) > MAX_BODY or body.lstrip()[:1] != "{" or marker not in body[:2000]:
         return None
     try:
         payload = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    params = payload.get("params") if isinstance(payload, dict) else None
+    return payload if isinstance(payload, dict) else None
+
+
+def _arguments(call: HttpCall) -> tuple[str, list[Any]] | None:
+    """(the dispatcher's name, its positional arguments) of a dispatching JSON-RPC request."""
+    payload = rpc_payload(call.request_body) if call.request_body_encoding == "text" else None
+    params = payload.get("params") if payload is not None else None
     inner = params.get("method") if isinstance(params, dict) else None
     args = params.get("args") if isinstance(params, dict) else None
     if inner not in DISPATCHERS or not isinstance(args, list) or len(args) < 5:

@@ -11,13 +11,13 @@ string) is a credential, which redaction by value then removes wherever it recur
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from typing import Any
 
+from rlauto_core.protocols.rpc_dispatch import rpc_payload
+
 _TOKENS = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
 _SIGN_IN = frozenset({"login", "logon", "authenticate", "signin"})
-MAX_BODY = 1_000_000
 
 
 def _signs_in(method: Any) -> bool:
@@ -39,13 +39,8 @@ def _calls(body: dict[str, Any]) -> list[tuple[Any, Any]]:
 
 def sign_in_passwords(body: str | None) -> list[str]:
     """The passwords a JSON-RPC sign-in request sends by position; none for any other body."""
-    if not body or len(body) > MAX_BODY or body.lstrip()[:1] != "{" or '"method"' not in body:
-        return []
-    try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError):
-        return []
-    if not isinstance(parsed, dict):
+    parsed = rpc_payload(body, '"method"')
+    if parsed is None:
         return []
     found: list[str] = []
     for method, args in _calls(parsed):
