@@ -172,8 +172,33 @@ def split_call(call: HttpCall) -> list[HttpCall]:
                     "response_body": (json.dumps(answer, ensure_ascii=False) if answer is not None else None)
                     if answered
                     else call.response_body,
-                    "extra": {**call.extra, "subrequests": {"call": call.id, "index": number, "size": len(items)}},
+                    "extra": {
+                        **call.extra,
+                        "subrequests": {
+                            "call": call.id,
+                            "index": number,
+                            "size": len(items),
+                            "answers": key,
+                            "reference": None if reference is None else str(reference),
+                        },
+                    },
                 }
             )
         )
     return parts
+
+
+def with_references(part: HttpCall, made: dict[str, Any]) -> HttpCall:
+    """A split part with the `@{reference.path}` in its URL and body filled from `made` (reference ->
+    the answer it got): a replay answers the parts in turn, so the ids exist only as it goes."""
+    if "@{" not in part.url and "@{" not in (part.request_body or ""):
+        return part
+    body = _json(part.request_body)
+    return part.model_copy(
+        update={
+            "url": _resolved(part.url, made),
+            "request_body": json.dumps(_resolved(body, made), ensure_ascii=False)
+            if body is not None
+            else part.request_body,
+        }
+    )

@@ -1,5 +1,7 @@
 """Requests an agent sends that carry several calls: a batched GraphQL POST (a JSON array of
-operations) and a search engine's `_bulk` (NDJSON action lines).
+operations), a search engine's `_bulk` (NDJSON action lines) and a JSON batch of HTTP
+sub-requests (Salesforce composite, Graph `$batch`), whose later parts name the ids earlier ones
+made (`@{newAccount.id}`), so its parts are answered in turn.
 
 The recording was split on import into the calls such a request stands for
 (`rlauto_core.protocols.batches`), so the environment knows the single operations and document
@@ -13,13 +15,15 @@ importing it splits it again into calls with their own answers, as a live record
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from rlauto_core.protocols import bulk, graphql
+from rlauto_core.protocols import bulk, graphql, subrequests
 from rlauto_core.recording import HttpCall
 
-BatchKind = Literal["graphql", "bulk"]
+BatchKind = Literal["graphql", "bulk", "subrequests"]
+T = TypeVar("T")
 # each part is a call of its own to answer: a request carrying more is refused (413), as servers
 # cap batch sizes; the recording's own batches are far below it
 MAX_PARTS = 1000
@@ -50,13 +54,53 @@ def split_request(call: HttpCall) -> SplitRequest | None:
         parts = bulk.split_call(call)
         if len(parts) > 1 or (len(parts) == 1 and parts[0] is not call):
             return SplitRequest("bulk", parts)
+    if subrequests.is_subrequest_batch(call):
+        return SplitRequest("subrequests", subrequests.split_call(call))
     return None
+
+
+def answer_in_turn(split: SplitRequest, answer: Callable[[HttpCall], T], body_of: Callable[[T], str | None]) -> list[T]:
+    """Each part answered as if sent alone, in order; a sub-request's `@{reference.id}` filled from
+    what the earlier parts were answered."""
+    if split.kind != "subrequests":
+        return [answer(part) for part in split.parts]
+    made: dict[str, Any] = {}
+    answered: list[T] = []
+    for part in split.parts:
+        got = answer(subrequests.with_references(part, made))
+        reference = part.extra.get("subrequests", {}).get("reference")
+        if reference is not None:
+            made[str(reference)] = _json(body_of(got))
+        answered.append(got)
+    return answered
 
 
 def joined_answer(split: SplitRequest, answers: list[PartAnswer], took_ms: int) -> PartAnswer:
     if split.kind == "graphql":
         return _graphql_answer(answers)
+    if split.kind == "subrequests":
+        return _subrequests_answer(split.parts, answers)
     return _bulk_answer(split.parts, answers, took_ms)
+
+
+def _subrequests_answer(parts: list[HttpCall], answers: list[PartAnswer]) -> PartAnswer:
+    """200 with one result per sub-request, in the app's own shape, each with its own status."""
+    items: list[dict[str, Any]] = []
+    key = str(parts[0].extra.get("subrequests", {}).get("answers") or "compositeResponse")
+    for part, answer in zip(parts, answers, strict=True):
+        reference = part.extra.get("subrequests", {}).get("reference")
+        headers = dict(answer.headers)
+        if key == "responses":  # Graph: by the request's id
+            items.append({"id": reference, "status": answer.status, "headers": headers, "body": _json(answer.body)})
+        elif key == "results":  # Salesforce composite batch
+            items.append({"statusCode": answer.status, "result": _json(answer.body)})
+        else:
+            items.append({"body": _json(answer.body), "httpHeaders": headers, "httpStatusCode": answer.status,
+                          "referenceId": reference})  # fmt: skip
+    body: dict[str, Any] = {key: items}
+    if key == "results":
+        body = {"hasErrors": any(a.status >= 400 for a in answers), **body}
+    return PartAnswer(200, [("content-type", "application/json")], json.dumps(body, ensure_ascii=False))
 
 
 def _json(text: str | None) -> Any:

@@ -32,6 +32,7 @@ from rlauto_core.replay.batches import (
     MAX_PARTS,
     PartAnswer,
     SplitRequest,
+    answer_in_turn,
     is_unsplittable_bulk,
     joined_answer,
     split_request,
@@ -233,7 +234,7 @@ class EnvSession:
     ) -> tuple[_Answered, list[Outcome]]:
         """Each call of a batch or bulk answered as if sent alone, the answers joined as the app
         joins them; the worst outcome of its parts is the request's (docs/replay.md)."""
-        answered = [self._answer_http(part, headers) for part in split.parts]
+        answered = answer_in_turn(split, lambda part: self._answer_http(part, headers), lambda got: got[0].body)
         took = round((time.perf_counter() - started) * 1000)
         parts = [PartAnswer(a.status, a.headers, a.body, note) for a, _, _, note in answered]
         joined = joined_answer(split, parts, took)

@@ -24,9 +24,11 @@ import rlauto
 
 from flows.cli.env_http import http_app
 from rlauto_core.checkers import score
+from rlauto_core.config import RunOptions
 from rlauto_core.importers import import_path
-from rlauto_core.replay import Environment
+from rlauto_core.replay import Environment, ReplayEnv
 from tests.in_process_cli import invoke
+from tests.package.offline import package_offline
 from tests.replay.helpers import BATCH_CORPUS, REWARDS, http_step, play, sent_calls, served
 
 # every attempt kind of the two apps, but the one the module's docstring names
@@ -184,3 +186,52 @@ def test_parts_it_cannot_do_fail_inside_the_joined_answer_and_broken_or_huge_bat
     assert gql.session is not None
     assert [c.outcome for c in gql.session.calls] == ["unknown", "invalid"]
     assert gql.close().unknown_calls == 1
+
+
+SF_COMPOSITE = Path(__file__).resolve().parents[1] / "package" / "rewards_c" / "recordings" / "salesforce_composite.zip"
+
+
+def test_a_composite_an_agent_sends_is_answered_part_by_part_with_its_references_filled(tmp_path: Path) -> None:
+    """Batch C's Salesforce app: the agent sends the contact and the opportunity in one composite,
+    the opportunity naming the contact by reference. Each part is answered as if sent alone (a
+    fresh id, 201), the reference gets the id the first part made, the answer is Salesforce's own
+    `compositeResponse`, and the kept attempt scores full marks when imported again."""
+    done = package_offline(SF_COMPOSITE, RunOptions(), tmp_path)
+    assert done.package_path is not None, done.error
+    env = ReplayEnv(Environment(done.package_path), out_dir=tmp_path / "sessions")
+    env.reset()
+    account = "001Qy00000Lk8mPIAR"
+    contact = {
+        "FirstName": "Jana",
+        "LastName": "Kowalski",
+        "Title": "Head of Procurement",
+        "Email": "jana.kowalski@nordwind-logistik.de",
+        "AccountId": account,
+    }
+    deal = {
+        "Name": "Nordwind - Fleet telematics 2026",
+        "StageName": "Qualification",
+        "Amount": 84000,
+        "CloseDate": "2026-09-30",
+        "AccountId": account,
+        "Description": "Contact @{newContact.id}",
+    }
+    body = {"allOrNone": False, "compositeRequest": [
+        {"method": "POST", "url": "/services/data/v60.0/sobjects/Contact", "referenceId": "newContact", "body": contact},
+        {"method": "POST", "url": "/services/data/v60.0/sobjects/Opportunity", "referenceId": "newOpp", "body": deal},
+    ]}  # fmt: skip
+    answer = env.step({"method": "POST", "path": "/services/data/v60.0/composite", "body": body})
+    assert answer["status"] == 200
+    parts = answer["body"]["compositeResponse"]
+    assert [p["httpStatusCode"] for p in parts] == [201, 201] and [p["referenceId"] for p in parts] == [
+        "newContact",
+        "newOpp",
+    ]
+    made = parts[0]["body"]["id"]
+    assert made != "003Qy00003NMHP9BbN" and len(made) == 18  # the session's own id, of the recorded shape
+    reward = env.close()
+    assert reward.passed and reward.score == reward.max_score and reward.unknown_calls == 0
+    assert reward.attempt is not None
+    kept = import_path(reward.attempt)
+    opportunity = next(c for c in kept.http_calls if c.path.endswith("/Opportunity"))
+    assert f"Contact {made}" in (opportunity.request_body or "")  # the reference, filled on import too
