@@ -94,5 +94,5 @@ def _rpc_methods(call: HttpCall) -> list[str]:
     params = payload.get("params")
     inner = params.get("method") if isinstance(params, dict) else None
     found = [m for m in (payload.get("method"), inner) if isinstance(m, str)]
-    method = dispatched_method(call)  # Odoo's execute_kw(db, uid, password, model, method, ...)
+    method = dispatched_method(payload)  # Odoo's execute_kw(db, uid, password, model, method, ...)
     return [*found, method] if method is not None else found

@@ -193,7 +193,9 @@ def http_entities(call: HttpCall) -> list[EntityRef]:
             payload = None
         if isinstance(payload, dict):
             _collect(payload, refs)
-        acted_on = dispatched_records(call)  # an RPC dispatcher's records, by position
+        acted_on = dispatched_records(
+            payload if isinstance(payload, dict) else None
+        )  # an RPC dispatcher's, by position
         if acted_on is not None and (key := canonical_key(acted_on[0].rsplit(".", 1)[-1] + "_id")) is not None:
             refs += [(key, str(i)) for i in acted_on[1]]
     elif body:

@@ -10,9 +10,9 @@ are the ids its first positional argument lists.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from rlauto_core.protocols.jsontext import json_value
 from rlauto_core.recording import HttpCall
 
 DISPATCHERS = frozenset({"execute_kw", "execute"})
@@ -21,18 +21,14 @@ MAX_BODY = 5_000_000
 
 def rpc_payload(body: str | None, marker: str = '"jsonrpc"') -> dict[str, Any] | None:
     """A JSON-RPC request body as an object (`marker` must show in its head), else None."""
-    if not body or len(body) > MAX_BODY or body.lstrip()[:1] != "{" or marker not in body[:2000]:
+    if not body or marker not in body[:2000]:
         return None
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
+    payload = json_value(body, MAX_BODY)
     return payload if isinstance(payload, dict) else None
 
 
-def _arguments(call: HttpCall) -> tuple[str, list[Any]] | None:
-    """(the dispatcher's name, its positional arguments) of a dispatching JSON-RPC request."""
-    payload = rpc_payload(call.request_body) if call.request_body_encoding == "text" else None
+def _arguments(payload: dict[str, Any] | None) -> tuple[str, list[Any]] | None:
+    """(the dispatcher's name, its positional arguments) of a dispatching JSON-RPC request body."""
     params = payload.get("params") if payload is not None else None
     inner = params.get("method") if isinstance(params, dict) else None
     args = params.get("args") if isinstance(params, dict) else None
@@ -43,25 +39,25 @@ def _arguments(call: HttpCall) -> tuple[str, list[Any]] | None:
     return str(inner), args
 
 
-def dispatched_method(call: HttpCall) -> str | None:
-    """The model's method a dispatching call runs (`search_read`, `write`), else None."""
-    found = _arguments(call)
+def dispatched_method(payload: dict[str, Any] | None) -> str | None:
+    """The model's method a dispatching request body runs (`search_read`, `write`), else None."""
+    found = _arguments(payload)
     return str(found[1][4]) if found is not None else None
 
 
 def dispatch_fields(call: HttpCall) -> dict[str, str]:
     """The request fields that say which call this is: dispatcher, model, method (for matchers
     that must tell a pricelist's `write` from a currency's `search_read` on the same route)."""
-    found = _arguments(call)
+    found = _arguments(rpc_payload(call.request_body) if call.request_body_encoding == "text" else None)
     if found is None:
         return {}
     inner, args = found
     return {"params.method": inner, "params.args.3": str(args[3]), "params.args.4": str(args[4])}
 
 
-def dispatched_records(call: HttpCall) -> tuple[str, list[int]] | None:
-    """(model, ids) a dispatching call acts on: its first positional argument's ids."""
-    found = _arguments(call)
+def dispatched_records(payload: dict[str, Any] | None) -> tuple[str, list[int]] | None:
+    """(model, ids) a dispatching request body acts on: its first positional argument's ids."""
+    found = _arguments(payload)
     if found is None or len(found[1]) < 6 or not isinstance(found[1][5], list) or not found[1][5]:
         return None
     first = found[1][5][0]

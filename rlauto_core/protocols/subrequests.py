@@ -18,6 +18,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from rlauto_core.protocols.jsontext import json_value
 from rlauto_core.recording import HttpCall
 
 # request list key -> the answer's list key, and the keys of a sub-request's and a result's parts
@@ -35,22 +36,13 @@ MAX_BODY = 20_000_000
 MAX_PARTS = 1000
 
 
-def _json(text: str | None) -> Any:
-    if not text or text.lstrip()[:1] not in ("{", "["):
-        return None
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
 def _requests(call: HttpCall) -> tuple[str, list[dict[str, Any]]] | None:
     """(the answer's list key, the sub-requests) of a batch of HTTP sub-requests; None otherwise."""
     if call.method.upper() != "POST" or call.request_body_encoding != "text":
         return None
     if not call.request_body or len(call.request_body) > MAX_BODY:
         return None
-    body = _json(call.request_body)
+    body = json_value(call.request_body)
     if not isinstance(body, dict):
         return None
     for asked, answered in _SHAPES:
@@ -72,7 +64,7 @@ def is_subrequest_batch(call: HttpCall) -> bool:
 
 
 def _results(call: HttpCall, key: str, items: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
-    answer = _json(call.response_body) if call.response_body_encoding == "text" else None
+    answer = json_value(call.response_body) if call.response_body_encoding == "text" else None
     found = answer.get(key) if isinstance(answer, dict) else None
     if not isinstance(found, list):
         return [None] * len(items)
@@ -193,7 +185,7 @@ def with_references(part: HttpCall, made: dict[str, Any]) -> HttpCall:
     the answer it got): a replay answers the parts in turn, so the ids exist only as it goes."""
     if "@{" not in part.url and "@{" not in (part.request_body or ""):
         return part
-    body = _json(part.request_body)
+    body = json_value(part.request_body)
     return part.model_copy(
         update={
             "url": _resolved(part.url, made),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from rlauto_core.protocols import bulk, graphql, subrequests
+from rlauto_core.protocols.jsontext import json_value
 from rlauto_core.recording import HttpCall
 
 BatchKind = Literal["graphql", "bulk", "subrequests"]
@@ -70,7 +71,7 @@ def answer_in_turn(split: SplitRequest, answer: Callable[[HttpCall], T], body_of
         got = answer(subrequests.with_references(part, made))
         reference = part.extra.get("subrequests", {}).get("reference")
         if reference is not None:
-            made[str(reference)] = _json(body_of(got))
+            made[str(reference)] = json_value(body_of(got))
         answered.append(got)
     return answered
 
@@ -91,11 +92,13 @@ def _subrequests_answer(parts: list[HttpCall], answers: list[PartAnswer]) -> Par
         reference = part.extra.get("subrequests", {}).get("reference")
         headers = dict(answer.headers)
         if key == "responses":  # Graph: by the request's id
-            items.append({"id": reference, "status": answer.status, "headers": headers, "body": _json(answer.body)})
+            items.append(
+                {"id": reference, "status": answer.status, "headers": headers, "body": json_value(answer.body)}
+            )
         elif key == "results":  # Salesforce composite batch
-            items.append({"statusCode": answer.status, "result": _json(answer.body)})
+            items.append({"statusCode": answer.status, "result": json_value(answer.body)})
         else:
-            items.append({"body": _json(answer.body), "httpHeaders": headers, "httpStatusCode": answer.status,
+            items.append({"body": json_value(answer.body), "httpHeaders": headers, "httpStatusCode": answer.status,
                           "referenceId": reference})  # fmt: skip
     body: dict[str, Any] = {key: items}
     if key == "results":
@@ -103,20 +106,11 @@ def _subrequests_answer(parts: list[HttpCall], answers: list[PartAnswer]) -> Par
     return PartAnswer(200, [("content-type", "application/json")], json.dumps(body, ensure_ascii=False))
 
 
-def _json(text: str | None) -> Any:
-    if text is None or text.lstrip()[:1] not in ("{", "["):
-        return None
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
 def _graphql_answer(answers: list[PartAnswer]) -> PartAnswer:
     """The array of the operations' answers; an answer that is no JSON becomes a GraphQL error."""
     items: list[Any] = []
     for answer in answers:
-        parsed = _json(answer.body)
+        parsed = json_value(answer.body)
         items.append(parsed if parsed is not None else {"errors": [{"message": (answer.body or "")[:500]}]})
     statuses = {a.status for a in answers}
     status = statuses.pop() if len(statuses) == 1 else 200  # mixed outcomes: the batch itself was served
@@ -152,7 +146,7 @@ def _target(part: HttpCall) -> tuple[str | None, str | None]:
 def _bulk_item(part: HttpCall, answer: PartAnswer) -> dict[str, Any]:
     """`{action: result}`: the recorded item as it was (it carries its `status`), or the document
     API's answer made an item (`_index`, `_id`, `status`, and `error` when it failed)."""
-    parsed = _json(answer.body)
+    parsed = json_value(answer.body)
     index, doc_id = _target(part)
     if isinstance(parsed, dict) and isinstance(parsed.get("status"), int) and ("_id" in parsed or "_index" in parsed):
         result: dict[str, Any] = parsed  # a recorded bulk item
