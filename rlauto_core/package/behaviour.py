@@ -18,7 +18,6 @@ self-check's behaviour variant changes every one of them (judging/behaviour.py).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -27,6 +26,7 @@ from rlauto_core.evidence.entities import canonical_key
 from rlauto_core.evidence.models import Evidence
 from rlauto_core.package.dataflow import id_like, input_locations, output_locations, scalars
 from rlauto_core.package.volatile import is_told, told_values
+from rlauto_core.protocols.jsontext import json_value
 from rlauto_core.recording import Call, HttpCall, Recording
 from rlauto_core.redact import is_secret_field, is_secret_header, looks_like_credential
 
@@ -282,10 +282,19 @@ def _retried_guards(found: dict[str, SessionValue], calls: list[Call], infos: di
     preconditions (a stock count sent as `compareQuantity`, a revision), whatever they are called
     and however deep the answer listed them. The refusal says the old one was stale; a later run
     reads its own."""
-    answered: list[set[str]] = [_answer_scalars(c) for c in calls]
+    refused = {i.name for c in calls if (i := infos.get(c.id)) is not None and i.failed}
+    if not refused:
+        return  # no refused write, no retry: the common case reads no answer
+    seen: dict[int, set[str]] = {}
+
+    def answered(i: int) -> set[str]:
+        if i not in seen:
+            seen[i] = _answer_scalars(calls[i])
+        return seen[i]
+
     for n, call in enumerate(calls):
         info = infos.get(call.id)
-        if info is None or not info.state_changing or info.failed:
+        if info is None or not info.state_changing or info.failed or info.name not in refused:
             continue
         sent = {(r, p): str(v) for r, p, v in _sent(call) if _scalar(v)}
         for m, earlier in enumerate(calls[:n]):
@@ -296,8 +305,8 @@ def _retried_guards(found: dict[str, SessionValue], calls: list[Call], infos: di
             changed = [k for k in sent if k in tried and sent[k] != tried[k]]
             if set(tried) != set(sent) or not changed or len(changed) > 3:
                 continue
-            reread = [i for i in range(m + 1, n) if all(sent[k] in answered[i] for k in changed)]
-            stale = all(any(tried[k] in answered[i] for i in range(m)) for k in changed)
+            reread = [i for i in range(m + 1, n) if all(sent[k] in answered(i) for k in changed)]
+            stale = all(any(tried[k] in answered(i) for i in range(m)) for k in changed)
             if not reread or not stale:
                 continue
             for k in changed:
@@ -311,11 +320,7 @@ def _retried_guards(found: dict[str, SessionValue], calls: list[Call], infos: di
 def _answer_scalars(call: Call, limit: int = 20_000) -> set[str]:
     """Every scalar an answer holds as text, however deep (a listing's nested counts too)."""
     if isinstance(call, HttpCall):
-        text = call.response_body if call.response_body_encoding == "text" else None
-        try:
-            node: Any = json.loads(text) if text and text.lstrip()[:1] in ("{", "[") else None
-        except (ValueError, RecursionError):
-            node = None
+        node: Any = json_value(call.response_body) if call.response_body_encoding == "text" else None
     else:
         node = call.result
     found: set[str] = set()
