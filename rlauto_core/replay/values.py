@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlauto_core.package.volatile import volatile_kind
-from rlauto_core.redact import is_secret_field
+from rlauto_core.redact import REDACTED, is_secret_field
 
 _SEGMENT = re.compile(r"(?<=/)([^/?#\"'<\s]+)(?=[/?#\"'<\s]|$)")
 MAX_DEPTH = 40
@@ -119,4 +119,4 @@ def is_volatile(path: str, value: Any) -> bool:
 def quotable(field: str, value: Any) -> Any:
     """`value`, sent under the dotted name `field`, as an error message may repeat it: a secret by
     its name (a CSRF token, a password) is not echoed back."""
-    return "(redacted)" if is_secret_field(field.rsplit(".", 1)[-1], value) else value
+    return REDACTED if is_secret_field(field.rsplit(".", 1)[-1], value) else value
