@@ -141,11 +141,16 @@ def prefect_api_at(api_url: str, **settings: object) -> Iterator[None]:
     updates = {prefect_settings.PREFECT_API_URL: api_url}
     updates.update({getattr(prefect_settings, name): value for name, value in settings.items()})
     drain_prefect_shippers()
-    with temporary_settings(updates=updates):
-        try:
-            yield
-        finally:
-            drain_prefect_shippers()  # while the block's server is still the one in force
+    try:
+        with temporary_settings(updates=updates):
+            try:
+                yield
+            finally:
+                drain_prefect_shippers()
+    finally:
+        # again once the settings are back: a shipper the block's last work started after the
+        # drain above would otherwise outlive the block (a fault test failed 1 run in 3 without it)
+        drain_prefect_shippers()
 
 
 def drain_prefect_shippers(timeout: float = 10.0) -> None:
